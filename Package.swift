@@ -1,0 +1,44 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "MagicalRecord",
+    products: [
+        .library(name: "MagicalStore", targets: ["MagicalStore"]),
+        .executable(name: "mrstore", targets: ["mrstore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The system liblz4 (apt: liblz4-dev), used for page compression.
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
+        // CRC32C with SSE4.2 when the CPU has it, slicing-by-8 otherwise.
+        .target(name: "CCRC32C"),
+        // The storage engine: pages, the log, copy-on-write B+trees. Knows nothing of entities.
+        .target(
+            name: "MagicalStore",
+            dependencies: ["CLZ4", "CCRC32C"]
+        ),
+        .executableTarget(
+            name: "mrstore",
+            dependencies: [
+                "MagicalStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "MagicalStoreTests",
+            dependencies: ["MagicalStore"]
+        ),
+        .testTarget(
+            name: "mrstoreTests",
+            dependencies: ["mrstore", "MagicalStore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

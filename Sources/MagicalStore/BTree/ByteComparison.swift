@@ -1,0 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Unsigned lexicographic order of byte strings (Spec section 4): `memcmp` over the common
+/// prefix, then the shorter string first. Returns <0, 0 or >0.
+@inline(__always)
+func compareBytes(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+    let common = min(left.count, right.count)
+    if common > 0 {
+        let result = memcmp(left.baseAddress!, right.baseAddress!, common)
+        if result != 0 { return Int(result) }
+    }
+    return left.count - right.count
+}
+
+@inline(__always)
+func compareBytes(_ left: [UInt8], _ right: [UInt8]) -> Int {
+    left.withUnsafeBytes { l in right.withUnsafeBytes { r in compareBytes(l, r) } }
+}

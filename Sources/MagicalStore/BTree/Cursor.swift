@@ -1,0 +1,119 @@
+/// An ordered walk over a tree, forwards or backwards (Spec section 4).
+///
+/// A cursor reads one snapshot. Inside a write transaction it sees the transaction's own
+/// changes as of when it was positioned; changing the tree afterwards invalidates it
+/// (position it again).
+public struct Cursor {
+    private struct Level {
+        var node: NodeView
+        var index: Int
+    }
+
+    private let root: ChildReference?
+    private let reader: SnapshotReader
+    /// Root first; the last level is the leaf the cursor is on. Empty when unpositioned
+    /// or past either end.
+    private var path: [Level] = []
+
+    init(root: ChildReference?, reader: SnapshotReader) {
+        self.root = root
+        self.reader = reader
+    }
+
+    /// The entry under the cursor, or nil when it is past either end.
+    public var key: [UInt8]? {
+        guard let leaf = path.last else { return nil }
+        return leaf.node.key(at: leaf.index)
+    }
+
+    /// The value under the cursor (reads an overflow frame for large values).
+    public func value() throws -> [UInt8]? {
+        guard let leaf = path.last else { return nil }
+        return try reader.bytes(of: leaf.node.value(at: leaf.index))
+    }
+
+    /// Moves to the smallest key.
+    public mutating func first() throws {
+        try descend(from: root, toward: .first)
+    }
+
+    /// Moves to the largest key.
+    public mutating func last() throws {
+        try descend(from: root, toward: .last)
+    }
+
+    /// Moves to the smallest key >= `key` (past the end when there is none).
+    public mutating func seek(atOrAfter key: [UInt8]) throws {
+        try descend(from: root, toward: .key(key))
+        if let leaf = path.last, leaf.index >= leaf.node.count {
+            path[path.count - 1].index = leaf.node.count - 1
+            try next()
+        }
+    }
+
+    /// Moves to the largest key <= `key` (past the start when there is none).
+    public mutating func seek(atOrBefore key: [UInt8]) throws {
+        try seek(atOrAfter: key)
+        if let current = self.key {
+            if compareBytes(current, key) > 0 { try previous() }
+        } else {
+            try last()
+        }
+    }
+
+    /// Moves to the next key; past the end after the last.
+    public mutating func next() throws {
+        try step(by: 1)
+    }
+
+    /// Moves to the previous key; past the start before the first.
+    public mutating func previous() throws {
+        try step(by: -1)
+    }
+
+    private enum Target {
+        case first, last, key([UInt8])
+    }
+
+    private mutating func descend(from reference: ChildReference?, toward target: Target) throws {
+        path.removeAll(keepingCapacity: true)
+        guard let reference else { return }
+        var node = try reader.node(reference)
+        while true {
+            let index: Int
+            switch target {
+            case .first: index = 0
+            case .last: index = node.count - 1
+            case .key(let key): index = node.isLeaf ? node.lowerBound(key) : node.childIndex(for: key)
+            }
+            path.append(Level(node: node, index: index))
+            if node.isLeaf { return }
+            node = try reader.node(node.child(at: index))
+        }
+    }
+
+    private mutating func step(by delta: Int) throws {
+        guard !path.isEmpty else { return }
+        // Climb to the nearest level that has a neighbour in this direction.
+        var depth = path.count - 1
+        while true {
+            let candidate = path[depth].index + delta
+            if candidate >= 0 && candidate < path[depth].node.count {
+                path[depth].index = candidate
+                break
+            }
+            if depth == 0 {
+                path.removeAll()
+                return
+            }
+            depth -= 1
+        }
+        // Descend to the edge of the neighbouring subtree.
+        path.removeSubrange((depth + 1)...)
+        while !path[depth].node.isLeaf {
+            let child = try reader.node(path[depth].node.child(at: path[depth].index))
+            path.append(Level(node: child, index: delta > 0 ? 0 : child.count - 1))
+            depth += 1
+        }
+    }
+}

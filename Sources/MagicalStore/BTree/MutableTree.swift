@@ -1,0 +1,202 @@
+/// One tree inside a write transaction: its root, as changed so far, and its entry count.
+///
+/// Changes copy the path from the root to the touched leaf into ``DirtyNode``s (F13); the
+/// pages they replace are counted as freed, for the live/dead accounting of the commit.
+final class MutableTree {
+    private(set) var root: ChildReference?
+    private(set) var count: Int
+    /// Whether anything changed since the transaction began.
+    private(set) var isModified = false
+    let reader: SnapshotReader
+    private let space: SpaceAccounting
+
+    private var pageSize: Int { reader.pageSize }
+
+    init(root: UInt64, count: Int, reader: SnapshotReader, space: SpaceAccounting) {
+        self.root = root == 0 ? nil : .page(root)
+        self.count = count
+        self.reader = reader
+        self.space = space
+    }
+
+    func markModified() {
+        isModified = true
+    }
+
+    // MARK: Reading
+
+    func value(for key: [UInt8]) throws -> LeafValue? {
+        try lookup(key, root: root, reader: reader)
+    }
+
+    // MARK: Inserting
+
+    /// Stores `value` under `key`, replacing any value there (F15 decides inline or overflow).
+    func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        try Self.validate(key: key, value: value, pageSize: pageSize)
+        let leafValue: LeafValue = key.count + value.count > FileFormat.inlineEntryLimit(pageSize: pageSize)
+            ? .pendingOverflow(value) : .inline(value)
+        try put(key, leafValue)
+    }
+
+    /// Stores an already-classified value; compaction and batches come through here.
+    func put(_ key: [UInt8], _ value: LeafValue) throws {
+        isModified = true
+        guard let root else {
+            self.root = .dirty(DirtyNode(isLeaf: true, keys: [key], values: [value]))
+            count = 1
+            return
+        }
+        let node = try makeDirty(root)
+        self.root = .dirty(node)
+        if let (separator, right) = try insert(key, value, into: node) {
+            self.root = .dirty(DirtyNode(isLeaf: false, keys: [separator], children: [.dirty(node), .dirty(right)]))
+        }
+    }
+
+    static func validate(key: [UInt8], value: [UInt8], pageSize: Int) throws {
+        let keyLimit = FileFormat.maximumKeyLength(pageSize: pageSize)
+        guard key.count <= keyLimit else { throw StoreError.keyTooLarge(length: key.count, limit: keyLimit) }
+        guard value.count <= FileFormat.maximumValueLength else {
+            throw StoreError.valueTooLarge(length: value.count, limit: FileFormat.maximumValueLength)
+        }
+    }
+
+    /// Inserts into the subtree of `node`; returns the new right sibling when `node` split.
+    private func insert(_ key: [UInt8], _ value: LeafValue, into node: DirtyNode) throws -> (separator: [UInt8], right: DirtyNode)? {
+        if node.isLeaf {
+            let (index, found) = node.search(key)
+            if found {
+                release(node.values[index])
+                node.replaceValue(at: index, with: value)
+            } else {
+                node.insertEntry(key, value, at: index)
+                count += 1
+            }
+            guard node.encodedSize > pageSize else { return nil }
+            return node.split(at: node.splitIndex(appending: !found && index == node.count - 1))
+        }
+        let index = node.childIndex(for: key)
+        let child = try makeDirty(node.children[index])
+        node.children[index] = .dirty(child)
+        guard let (separator, right) = try insert(key, value, into: child) else { return nil }
+        node.insertChild(.dirty(right), separator: separator, after: index)
+        guard node.encodedSize > pageSize else { return nil }
+        return node.split(at: node.splitIndex(appending: index == node.count - 2))
+    }
+
+    // MARK: Deleting
+
+    /// Removes `key`; returns whether it was there.
+    @discardableResult
+    func delete(_ key: [UInt8]) throws -> Bool {
+        // Look first, so deleting a missing key copies no pages.
+        guard let root, try value(for: key) != nil else { return false }
+        isModified = true
+        let node = try makeDirty(root)
+        try delete(key, from: node)
+        if node.count == 0 {
+            self.root = nil
+        } else if !node.isLeaf && node.count == 1 {
+            // A root branch with one child is replaced by the child (section 4.3).
+            var collapsed = node.children[0]
+            while case .dirty(let only) = collapsed, !only.isLeaf, only.count == 1 {
+                collapsed = only.children[0]
+            }
+            self.root = collapsed
+        } else {
+            self.root = .dirty(node)
+        }
+        return true
+    }
+
+    private func delete(_ key: [UInt8], from node: DirtyNode) throws {
+        if node.isLeaf {
+            let (index, found) = node.search(key)
+            guard found else { return }
+            release(node.values[index])
+            node.removeEntry(at: index)
+            count -= 1
+            return
+        }
+        let index = node.childIndex(for: key)
+        let child = try makeDirty(node.children[index])
+        node.children[index] = .dirty(child)
+        try delete(key, from: child)
+        try rebalance(childAt: index, of: node)
+    }
+
+    /// After a delete below `parent.children[index]`: removes an empty child, merges an
+    /// under-full one into a sibling when both fit in a page, and evens out a branch left
+    /// with a single child, which the format does not allow (section 4.3, F16).
+    private func rebalance(childAt index: Int, of parent: DirtyNode) throws {
+        guard case .dirty(let child) = parent.children[index] else { return }
+        if child.count == 0 {
+            parent.removeChild(at: index)
+            return
+        }
+        let isLoneChildBranch = !child.isLeaf && child.count == 1
+        guard child.encodedSize < pageSize / 4 || isLoneChildBranch, parent.count > 1 else { return }
+        let leftIndex = index > 0 ? index - 1 : index
+        let separator = parent.keys[leftIndex]
+        let leftSize = try reader.node(parent.children[leftIndex]).encodedSize
+        let rightSize = try reader.node(parent.children[leftIndex + 1]).encodedSize
+        let mergedSize = child.isLeaf ? leftSize + rightSize - 2 : leftSize + rightSize - 2 + DirtyNode.separatorSize(separator)
+        guard mergedSize <= pageSize || isLoneChildBranch else { return }
+        let left = try makeDirty(parent.children[leftIndex])
+        let right = try makeDirty(parent.children[leftIndex + 1])
+        left.absorb(right, separator: separator)
+        parent.children[leftIndex] = .dirty(left)
+        parent.removeChild(at: leftIndex + 1)
+        if left.encodedSize > pageSize {
+            let (newSeparator, newRight) = left.split(at: left.splitIndex(appending: false))
+            parent.insertChild(.dirty(newRight), separator: newSeparator, after: leftIndex)
+        }
+    }
+
+    // MARK: Dropping
+
+    /// Removes every entry, counting every page and overflow frame of the tree as freed.
+    func removeAll() throws {
+        if let root { try releaseSubtree(root) }
+        root = nil
+        count = 0
+        isModified = true
+    }
+
+    private func releaseSubtree(_ reference: ChildReference) throws {
+        let node = try reader.node(reference)
+        if case .page(let page) = node { space.freed += page.frameSize }
+        for index in 0..<node.count {
+            if node.isLeaf {
+                release(node.value(at: index))
+            } else {
+                try releaseSubtree(node.child(at: index))
+            }
+        }
+    }
+
+    // MARK: Copy-on-write
+
+    private func makeDirty(_ reference: ChildReference) throws -> DirtyNode {
+        switch reference {
+        case .dirty(let node):
+            return node
+        case .page(let offset):
+            let page = try reader.page(at: offset)
+            space.freed += page.frameSize
+            return DirtyNode(page: page)
+        }
+    }
+
+    private func release(_ value: LeafValue) {
+        if case .overflow(let reference) = value {
+            space.freed += UInt64(reference.frameSize)
+        }
+    }
+}
+
+/// Bytes of frames a write transaction made unreachable, for the commit's live bytes.
+final class SpaceAccounting {
+    var freed: UInt64 = 0
+}

@@ -1,0 +1,113 @@
+/// Reads one snapshot's pages: the store file and the transaction id it may see (F21).
+struct SnapshotReader: Sendable {
+    let file: StoreFile
+    let transaction: UInt64
+
+    var pageSize: Int { file.pageSize }
+
+    func page(at offset: UInt64) throws -> PageNode {
+        try file.page(at: offset, snapshot: transaction)
+    }
+
+    func node(_ reference: ChildReference) throws -> NodeView {
+        switch reference {
+        case .page(let offset): return .page(try page(at: offset))
+        case .dirty(let node): return .dirty(node)
+        }
+    }
+
+    /// The bytes of a leaf value, reading an overflow frame when needed.
+    func bytes(of value: LeafValue) throws -> [UInt8] {
+        switch value {
+        case .inline(let bytes), .pendingOverflow(let bytes): return bytes
+        case .overflow(let reference): return try file.overflowValue(reference, snapshot: transaction)
+        }
+    }
+}
+
+/// A node seen the same way whether it is a page in the file or changed by the current
+/// write transaction, so lookups and cursors serve both.
+enum NodeView {
+    case page(PageNode)
+    case dirty(DirtyNode)
+
+    var isLeaf: Bool {
+        switch self {
+        case .page(let page): return page.isLeaf
+        case .dirty(let node): return node.isLeaf
+        }
+    }
+
+    /// Entries of a leaf; children of a branch.
+    var count: Int {
+        switch self {
+        case .page(let page): return page.count
+        case .dirty(let node): return node.count
+        }
+    }
+
+    func key(at index: Int) -> [UInt8] {
+        switch self {
+        case .page(let page): return page.key(at: index)
+        case .dirty(let node): return node.keys[index]
+        }
+    }
+
+    func value(at index: Int) -> LeafValue {
+        switch self {
+        case .page(let page): return page.value(at: index)
+        case .dirty(let node): return node.values[index]
+        }
+    }
+
+    func child(at index: Int) -> ChildReference {
+        switch self {
+        case .page(let page): return .page(page.children[index])
+        case .dirty(let node): return node.children[index]
+        }
+    }
+
+    /// The first leaf index whose key is >= `key`.
+    func lowerBound(_ key: [UInt8]) -> Int {
+        switch self {
+        case .page(let page): return key.withUnsafeBytes { page.lowerBound($0) }
+        case .dirty(let node): return node.search(key).index
+        }
+    }
+
+    /// The branch child that holds `key` (F16).
+    func childIndex(for key: [UInt8]) -> Int {
+        switch self {
+        case .page(let page): return key.withUnsafeBytes { page.childIndex(for: $0) }
+        case .dirty(let node): return node.childIndex(for: key)
+        }
+    }
+
+    /// Encoded payload size, for merge decisions.
+    var encodedSize: Int {
+        switch self {
+        case .page(let page): return page.payload.count
+        case .dirty(let node): return node.encodedSize
+        }
+    }
+}
+
+/// Finds the value stored under `key` in the tree rooted at `root`.
+func lookup(_ key: [UInt8], root: ChildReference?, reader: SnapshotReader) throws -> LeafValue? {
+    guard let root else { return nil }
+    var node = try reader.node(root)
+    while !node.isLeaf {
+        node = try reader.node(node.child(at: node.childIndex(for: key)))
+    }
+    switch node {
+    case .page(let page):
+        return key.withUnsafeBytes { raw -> LeafValue? in
+            let index = page.lowerBound(raw)
+            guard index < page.count, page.compareKey(at: index, with: raw) == 0 else { return nil }
+            return page.value(at: index)
+        }
+    case .dirty(let leaf):
+        let (index, found) = leaf.search(key)
+        return found ? leaf.values[index] : nil
+    }
+}

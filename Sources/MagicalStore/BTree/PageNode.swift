@@ -1,0 +1,157 @@
+/// A tree page as read from the file (Spec section 4): immutable, shared by every snapshot
+/// that reaches it, and searched in place without decoding its entries.
+///
+/// The initializer validates the whole structure, so the accessors can trust every
+/// offset: a damaged page becomes a corruption error once, here, never a trap later.
+final class PageNode: Sendable {
+    /// Where an entry's pieces lie in the payload.
+    struct EntryLocation: Sendable {
+        var keyStart: UInt16
+        var keyLength: UInt16
+        /// Inline value bytes, or the 16-byte overflow reference.
+        var valueStart: UInt16
+        var valueLength: UInt16
+        var isOverflow: Bool
+    }
+
+    let offset: UInt64
+    /// On-disk size of the frame, counted as dead space once the page is replaced.
+    let frameSize: UInt64
+    let transaction: UInt64
+    let isLeaf: Bool
+    let payload: [UInt8]
+    /// Leaf: one per entry. Branch: one per separator key (child count - 1).
+    let entries: [EntryLocation]
+    /// Branch only: child page offsets.
+    let children: [UInt64]
+
+    /// Entries of a leaf; children of a branch.
+    var count: Int { isLeaf ? entries.count : children.count }
+
+    init(offset: UInt64, frameSize: UInt64, transaction: UInt64, isLeaf: Bool, payload: [UInt8]) throws(FrameError) {
+        self.offset = offset
+        self.frameSize = frameSize
+        self.transaction = transaction
+        self.isLeaf = isLeaf
+        self.payload = payload
+        let parsed = payload.withUnsafeBytes { raw in
+            isLeaf ? Self.parseLeaf(raw) : Self.parseBranch(raw, pageOffset: offset)
+        }
+        guard let parsed else { throw FrameError.badStructure }
+        entries = parsed.entries
+        children = parsed.children
+    }
+
+    private static func parseLeaf(_ raw: UnsafeRawBufferPointer) -> (entries: [EntryLocation], children: [UInt64])? {
+        var header = ByteReader(raw)
+        guard let count = header.read(UInt16.self), count > 0 else { return nil }
+        var entries: [EntryLocation] = []
+        entries.reserveCapacity(Int(count))
+        for index in 0..<Int(count) {
+            var slot = ByteReader(raw, at: 2 + 2 * index)
+            guard let start = slot.read(UInt16.self) else { return nil }
+            var reader = ByteReader(raw, at: Int(start))
+            guard let keyLength = reader.readVarint(), keyLength <= UInt16.max,
+                  let keyStart = reader.skip(keyLength),
+                  let kind = reader.read(UInt8.self)
+            else { return nil }
+            let valueStart: Int
+            let valueLength: Int
+            switch kind {
+            case 0:
+                guard let length = reader.readVarint(), length < UInt16.max, let start = reader.skip(length) else { return nil }
+                valueStart = start
+                valueLength = length
+            case 1:
+                guard let start = reader.skip(16) else { return nil }
+                valueStart = start
+                valueLength = 16
+            default:
+                return nil
+            }
+            entries.append(EntryLocation(
+                keyStart: UInt16(keyStart), keyLength: UInt16(keyLength),
+                valueStart: UInt16(valueStart), valueLength: UInt16(valueLength), isOverflow: kind == 1
+            ))
+        }
+        return (entries, [])
+    }
+
+    private static func parseBranch(_ raw: UnsafeRawBufferPointer, pageOffset: UInt64) -> (entries: [EntryLocation], children: [UInt64])? {
+        var reader = ByteReader(raw)
+        guard let count = reader.read(UInt16.self), count >= 2 else { return nil }
+        var children: [UInt64] = []
+        children.reserveCapacity(Int(count))
+        for _ in 0..<Int(count) {
+            // F18: children precede their parent, and sit past the header region.
+            guard let child = reader.read(UInt64.self), child >= FileFormat.headerRegionSize, child < pageOffset else { return nil }
+            children.append(child)
+        }
+        var separators: [EntryLocation] = []
+        separators.reserveCapacity(Int(count) - 1)
+        for _ in 0..<Int(count) - 1 {
+            guard let start = reader.read(UInt16.self) else { return nil }
+            var keyReader = ByteReader(raw, at: Int(start))
+            guard let keyLength = keyReader.readVarint(), keyLength <= UInt16.max, let keyStart = keyReader.skip(keyLength) else { return nil }
+            separators.append(EntryLocation(
+                keyStart: UInt16(keyStart), keyLength: UInt16(keyLength), valueStart: 0, valueLength: 0, isOverflow: false
+            ))
+        }
+        return (separators, children)
+    }
+
+    /// Compares the key of entry (leaf) or separator (branch) `index` with `key`.
+    @inline(__always)
+    func compareKey(at index: Int, with key: UnsafeRawBufferPointer) -> Int {
+        let location = entries[index]
+        return payload.withUnsafeBytes { raw in
+            compareBytes(
+                UnsafeRawBufferPointer(rebasing: raw[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)]),
+                key
+            )
+        }
+    }
+
+    func key(at index: Int) -> [UInt8] {
+        let location = entries[index]
+        return Array(payload[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)])
+    }
+
+    /// The first index whose key is >= `key` (leaf), or `entries.count` when none is.
+    func lowerBound(_ key: UnsafeRawBufferPointer) -> Int {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if compareKey(at: middle, with: key) < 0 { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The child of a branch that holds `key` (F16): the number of separators <= key.
+    func childIndex(for key: UnsafeRawBufferPointer) -> Int {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if compareKey(at: middle, with: key) <= 0 { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The value of leaf entry `index`.
+    func value(at index: Int) -> LeafValue {
+        let location = entries[index]
+        let start = Int(location.valueStart)
+        if location.isOverflow {
+            return payload.withUnsafeBytes { raw in
+                .overflow(OverflowReference(
+                    offset: raw.loadLittleEndian(at: start, as: UInt64.self),
+                    frameSize: raw.loadLittleEndian(at: start + 8, as: UInt32.self),
+                    length: raw.loadLittleEndian(at: start + 12, as: UInt32.self)
+                ))
+            }
+        }
+        return .inline(Array(payload[start..<start + Int(location.valueLength)]))
+    }
+}

@@ -1,0 +1,80 @@
+/// Little-endian integers and LEB128 varints, the primitives of every on-disk structure.
+extension Array where Element == UInt8 {
+    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        var littleEndian = value.littleEndian
+        Swift.withUnsafeBytes(of: &littleEndian) { append(contentsOf: $0) }
+    }
+
+    mutating func appendVarint(_ value: Int) {
+        var remaining = UInt64(value)
+        while remaining >= 0x80 {
+            append(UInt8(truncatingIfNeeded: remaining) | 0x80)
+            remaining >>= 7
+        }
+        append(UInt8(remaining))
+    }
+
+    /// Overwrites `T.bitWidth / 8` bytes at `offset`.
+    mutating func storeLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self) }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Reads a little-endian integer at `offset`; the caller has checked the bounds.
+    func loadLittleEndian<T: FixedWidthInteger>(at offset: Int, as type: T.Type) -> T {
+        T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
+    }
+}
+
+/// Size in bytes of `value` as a varint.
+func varintSize(_ value: Int) -> Int {
+    var size = 1
+    var remaining = UInt64(value) >> 7
+    while remaining != 0 {
+        size += 1
+        remaining >>= 7
+    }
+    return size
+}
+
+/// A bounds-checked reader over untrusted bytes: every read past the end or malformed
+/// varint returns nil instead of trapping, so damaged pages become typed errors.
+struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    var position: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, at position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    mutating func read<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+        let size = MemoryLayout<T>.size
+        guard position >= 0, position <= bytes.count - size else { return nil }
+        defer { position += size }
+        return bytes.loadLittleEndian(at: position, as: T.self)
+    }
+
+    mutating func readVarint() -> Int? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count, shift < 64 {
+            let byte = bytes[position]
+            position += 1
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 {
+                return result <= UInt64(Int.max) ? Int(result) : nil
+            }
+            shift += 7
+        }
+        return nil
+    }
+
+    /// Skips `count` bytes, returning the offset where they start.
+    mutating func skip(_ count: Int) -> Int? {
+        guard count >= 0, position <= bytes.count - count else { return nil }
+        defer { position += count }
+        return position
+    }
+}

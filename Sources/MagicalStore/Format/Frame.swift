@@ -1,0 +1,127 @@
+/// A frame of the log (Spec section 3): a typed, checksummed, possibly compressed payload.
+struct FrameHeader: Equatable, Sendable {
+    var type: FrameType
+    var isCompressed: Bool
+    var storedLength: Int
+    var rawLength: Int
+    var checksum: UInt32
+    var transaction: UInt64
+
+    /// On-disk size including header and padding (F10).
+    var frameSize: UInt64 { FileFormat.frameSize(storedLength: storedLength) }
+
+    /// Parses and sanity-checks the 24 header bytes; the checksum is verified separately,
+    /// once the payload is read. Returns the reason when the bytes cannot be a frame.
+    static func parse(_ bytes: UnsafeRawBufferPointer, pageSize: Int) -> Result<FrameHeader, FrameError> {
+        guard bytes.count >= FileFormat.frameHeaderSize else { return .failure(.truncated) }
+        guard let type = FrameType(rawValue: bytes[0]) else { return .failure(.unknownType(bytes[0])) }
+        let flags = bytes[1]
+        guard flags & ~1 == 0, bytes[2] == 0, bytes[3] == 0 else { return .failure(.reservedBitsSet) }
+        let stored = Int(bytes.loadLittleEndian(at: 4, as: UInt32.self))
+        let raw = Int(bytes.loadLittleEndian(at: 8, as: UInt32.self))
+        let compressed = flags & 1 == 1
+        let limit = type.maximumRawLength(pageSize: pageSize)
+        guard raw <= limit, stored <= raw else { return .failure(.badLength) }
+        guard compressed ? stored > 0 && raw > 0 && type != .commit : stored == raw else {
+            return .failure(.badLength)
+        }
+        guard type != .commit || raw == FileFormat.commitPayloadSize else { return .failure(.badLength) }
+        return .success(FrameHeader(
+            type: type,
+            isCompressed: compressed,
+            storedLength: stored,
+            rawLength: raw,
+            checksum: bytes.loadLittleEndian(at: 12, as: UInt32.self),
+            transaction: bytes.loadLittleEndian(at: 16, as: UInt64.self)
+        ))
+    }
+
+    /// The frame checksum: header bytes 0..<12 and 16..<24, then the stored payload.
+    static func checksum(header: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) -> UInt32 {
+        var crc = CRC32C.extend(0, UnsafeRawBufferPointer(rebasing: header[0..<12]))
+        crc = CRC32C.extend(crc, UnsafeRawBufferPointer(rebasing: header[16..<24]))
+        return CRC32C.extend(crc, payload)
+    }
+}
+
+/// Why bytes at an offset are not a valid frame.
+enum FrameError: Error, Equatable, CustomStringConvertible {
+    case truncated
+    case unknownType(UInt8)
+    case reservedBitsSet
+    case badLength
+    case checksumMismatch
+    case decompressionFailed
+    case nonZeroPadding
+    case badStructure
+    case unexpectedType(FrameType)
+
+    var description: String {
+        switch self {
+        case .truncated: return "frame extends past the end of the file"
+        case .unknownType(let type): return "unknown frame type \(type)"
+        case .reservedBitsSet: return "reserved frame header bits are set"
+        case .badLength: return "frame lengths are out of range"
+        case .checksumMismatch: return "frame checksum mismatch"
+        case .decompressionFailed: return "frame payload does not decompress to its raw length"
+        case .nonZeroPadding: return "frame padding is not zero"
+        case .badStructure: return "page structure is malformed"
+        case .unexpectedType(let type): return "unexpected frame type \(type)"
+        }
+    }
+}
+
+enum FrameEncoder {
+    /// Appends a complete frame (header, payload, zero padding) to `buffer` and returns its
+    /// on-disk size. The payload is compressed when `compress` is set and it saves space (F11).
+    @discardableResult
+    static func append(
+        type: FrameType,
+        payload: UnsafeRawBufferPointer,
+        transaction: UInt64,
+        compress: Bool,
+        to buffer: inout [UInt8]
+    ) -> UInt64 {
+        let compressed = compress && type != .commit ? LZ4.compressIfWorthwhile(payload) : nil
+        let start = buffer.count
+        buffer.append(type.rawValue)
+        buffer.append(compressed == nil ? 0 : 1)
+        buffer.append(contentsOf: [0, 0])
+        buffer.appendLittleEndian(UInt32(compressed?.count ?? payload.count))
+        buffer.appendLittleEndian(UInt32(payload.count))
+        buffer.appendLittleEndian(UInt32(0))
+        buffer.appendLittleEndian(transaction)
+        if let compressed {
+            buffer.append(contentsOf: compressed)
+        } else {
+            buffer.append(contentsOf: payload)
+        }
+        let checksum = buffer.withUnsafeBytes { all in
+            FrameHeader.checksum(
+                header: UnsafeRawBufferPointer(rebasing: all[start..<start + FileFormat.frameHeaderSize]),
+                payload: UnsafeRawBufferPointer(rebasing: all[(start + FileFormat.frameHeaderSize)...])
+            )
+        }
+        buffer.storeLittleEndian(checksum, at: start + 12)
+        let size = Int(FileFormat.align(UInt64(buffer.count - start)))
+        buffer.append(contentsOf: repeatElement(0, count: start + size - buffer.count))
+        return UInt64(size)
+    }
+}
+
+enum FrameDecoder {
+    /// Verifies the checksum of a frame whose header and stored payload are in `bytes`
+    /// (header at 0), then returns the raw payload (decompressed when needed).
+    static func payload(of header: FrameHeader, in bytes: UnsafeRawBufferPointer) -> Result<[UInt8], FrameError> {
+        let end = FileFormat.frameHeaderSize + header.storedLength
+        guard bytes.count >= end else { return .failure(.truncated) }
+        let stored = UnsafeRawBufferPointer(rebasing: bytes[FileFormat.frameHeaderSize..<end])
+        let computed = FrameHeader.checksum(header: bytes, payload: stored)
+        guard computed == header.checksum else { return .failure(.checksumMismatch) }
+        if !header.isCompressed { return .success(Array(stored)) }
+        guard let raw = LZ4.decompress(stored, rawLength: header.rawLength) else {
+            return .failure(.decompressionFailed)
+        }
+        return .success(raw)
+    }
+}

@@ -1,0 +1,39 @@
+import CLZ4
+
+/// LZ4 block compression of page payloads, through the system liblz4 (Spec F11).
+enum LZ4 {
+    /// Compresses `source`, returning nil when that would not save at least 1/16 of it.
+    static func compressIfWorthwhile(_ source: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard source.count >= 64, source.count <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
+        let worthwhileLimit = source.count - source.count / 16
+        let bound = Int(LZ4_compressBound(Int32(source.count)))
+        var destination = [UInt8](repeating: 0, count: bound)
+        let written = destination.withUnsafeMutableBytes { output in
+            LZ4_compress_default(
+                source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                output.baseAddress!.assumingMemoryBound(to: CChar.self),
+                Int32(source.count),
+                Int32(bound)
+            )
+        }
+        guard written > 0, Int(written) <= worthwhileLimit else { return nil }
+        destination.removeLast(bound - Int(written))
+        return destination
+    }
+
+    /// Decompresses `source` into exactly `rawLength` bytes, or returns nil when the input
+    /// is malformed or decompresses to any other length. Never reads or writes out of bounds.
+    static func decompress(_ source: UnsafeRawBufferPointer, rawLength: Int) -> [UInt8]? {
+        guard rawLength > 0, source.count > 0, source.count <= Int(Int32.max) else { return nil }
+        var destination = [UInt8](repeating: 0, count: rawLength)
+        let produced = destination.withUnsafeMutableBytes { output in
+            LZ4_decompress_safe(
+                source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                output.baseAddress!.assumingMemoryBound(to: CChar.self),
+                Int32(source.count),
+                Int32(rawLength)
+            )
+        }
+        return produced == Int32(rawLength) ? destination : nil
+    }
+}

@@ -1,0 +1,80 @@
+/// A snapshot of one commit (F21): what it sees never changes, whatever is committed or
+/// compacted meanwhile. Sendable and cheap; hold it only as long as needed, since it
+/// keeps the file it reads from open.
+public struct ReadTransaction: Sendable {
+    let reader: SnapshotReader
+    let commit: CommitPoint
+
+    /// The id of the commit this snapshot reads.
+    public var transactionID: UInt64 { commit.transaction }
+
+    private var catalogRoot: ChildReference? {
+        commit.record.catalogRoot == 0 ? nil : .page(commit.record.catalogRoot)
+    }
+
+    /// The tree named `name`; throws ``StoreError/treeNotFound(_:)`` when there is none.
+    public func tree(_ name: String) throws -> TreeReader {
+        guard let tree = try treeIfPresent(name) else { throw StoreError.treeNotFound(name) }
+        return tree
+    }
+
+    public func treeIfPresent(_ name: String) throws -> TreeReader? {
+        let key = try Catalog.key(for: name)
+        guard let value = try lookup(key, root: catalogRoot, reader: reader) else { return nil }
+        let entry = try Catalog.decode(try reader.bytes(of: value), name: key)
+        return TreeReader(root: entry.root == 0 ? nil : .page(entry.root), count: Int(entry.count), reader: reader)
+    }
+
+    /// The names of all trees, in byte order.
+    public func treeNames() throws -> [String] {
+        var names: [String] = []
+        var cursor = Cursor(root: catalogRoot, reader: reader)
+        try cursor.first()
+        while let key = cursor.key {
+            names.append(String(decoding: key, as: UTF8.self))
+            try cursor.next()
+        }
+        return names
+    }
+}
+
+/// Read access to one tree of a snapshot.
+public struct TreeReader: @unchecked Sendable {
+    // `root` is always a page reference here (never a transaction's dirty node), which
+    // makes the value safe to share.
+    let root: ChildReference?
+    let reader: SnapshotReader
+    /// Number of entries, kept in the catalog: O(1).
+    public let count: Int
+
+    init(root: ChildReference?, count: Int, reader: SnapshotReader) {
+        self.root = root
+        self.count = count
+        self.reader = reader
+    }
+
+    /// The value stored under `key`, or nil.
+    public func get(_ key: [UInt8]) throws -> [UInt8]? {
+        guard let value = try lookup(key, root: root, reader: reader) else { return nil }
+        return try reader.bytes(of: value)
+    }
+
+    public func contains(_ key: [UInt8]) throws -> Bool {
+        try lookup(key, root: root, reader: reader) != nil
+    }
+
+    /// A cursor over the tree, not yet positioned.
+    public func makeCursor() -> Cursor {
+        Cursor(root: root, reader: reader)
+    }
+
+    /// Calls `body` for each entry in `range`, in key order (reversed when `reverse`),
+    /// until it returns false.
+    public func scan(
+        _ range: KeyRange = .all, reverse: Bool = false,
+        _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool
+    ) throws {
+        var cursor = makeCursor()
+        try cursor.scan(range, reverse: reverse, body)
+    }
+}

@@ -1,0 +1,269 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// A store file: named B+trees of byte keys and values, with snapshot reads and one
+/// writer at a time (Spec `FILE-FORMAT.md`).
+///
+/// Thread safety: a `Store` may be shared between threads. Any number of
+/// ``ReadTransaction``s run concurrently with the writer and with each other; each sees
+/// the commit that was latest when it began. Write transactions run one at a time: a
+/// second ``beginWrite()`` waits until the first commits or rolls back.
+///
+/// Lifetime: ``close()`` checkpoints and releases the file. Snapshots taken before it keep
+/// working until they are released.
+public final class Store: Sendable {
+    public let path: String
+    let options: StoreOptions
+    private let processLock: (any StorageLock)?
+    /// Serializes writers: held from `beginWrite` until the transaction ends.
+    private let writerGate = DispatchSemaphore(value: 1)
+    let state: Mutex<State>
+
+    struct State {
+        /// Nil once closed.
+        var file: StoreFile?
+        var latest: CommitPoint
+        var superblock: Superblock
+        /// Every byte before this offset is known to be synced.
+        var syncedThrough: UInt64
+        /// Set when a failed write or sync leaves the file in a state we cannot vouch for.
+        var poisoned: String?
+    }
+
+    // MARK: Opening
+
+    /// Opens the store at `path`, creating it when missing (unless
+    /// `options.createIfMissing` is false), and recovers to its latest valid commit.
+    ///
+    /// Throws ``StoreError/locked(path:)`` when another process has it open for writing,
+    /// ``StoreError/notAStore(path:)``, ``StoreError/unsupportedVersion(path:found:supported:)``,
+    /// ``StoreError/truncatedFile(path:size:)`` or ``StoreError/corrupt(offset:reason:)``
+    /// for a file it cannot trust; such a file is never modified.
+    public init(path: String, options: StoreOptions = StoreOptions()) throws {
+        guard FileFormat.isValidPageSize(options.pageSize) else {
+            throw StoreError.invalidOption("page size \(options.pageSize) is not a power of two from 512 to 65536")
+        }
+        let fileSystem = options.fileSystem
+        let lock = options.readOnly ? nil : try fileSystem.lockExclusively(at: path + ".lock")
+        if !fileSystem.fileExists(at: path) {
+            guard options.createIfMissing, !options.readOnly else { throw StoreError.fileNotFound(path: path) }
+            try Self.create(at: path, options: options)
+        } else if !options.readOnly {
+            // A compaction that crashed before its rename leaves this behind (Spec section 7).
+            try fileSystem.removeFile(at: path + ".compact")
+        }
+        let raw = try fileSystem.openFile(at: path, mode: options.readOnly ? .readOnly : .readWrite)
+        let headerRegion = try raw.read(count: Int(FileFormat.headerRegionSize), at: 0)
+        let superblock = try Superblock.inForce(headerRegion: headerRegion, path: path)
+        let file = StoreFile(file: raw, pageSize: superblock.pageSize, cacheBytes: options.cacheBytes)
+        let outcome = try Recovery(file: file, fileSize: try raw.size()).run(from: superblock)
+
+        self.path = path
+        self.options = options
+        self.processLock = lock
+        self.state = Mutex(State(
+            file: file, latest: outcome.latest, superblock: superblock,
+            syncedThrough: outcome.latest.end, poisoned: nil
+        ))
+        if !options.readOnly {
+            if outcome.tailBytes > 0 { try raw.truncate(to: outcome.latest.end) }
+            // What an earlier process wrote may sit unsynced in the OS cache; our first
+            // commit will claim it durable (F23), so make it so.
+            if options.durability != .none { try raw.sync() }
+            if Superblock.hasDamagedSlot(headerRegion: headerRegion) {
+                try state.withLock { try checkpoint(&$0) }
+            }
+        }
+    }
+
+    /// Creates an empty store: written beside the path, synced, then renamed into place,
+    /// so a crash leaves either no store or a whole one.
+    private static func create(at path: String, options: StoreOptions) throws {
+        let fileSystem = options.fileSystem
+        let temporary = path + ".creating"
+        try fileSystem.removeFile(at: temporary)
+        let file = try fileSystem.openFile(at: temporary, mode: .createNew)
+        defer { file.close() }
+        var bytes = [UInt8](repeating: 0, count: Int(FileFormat.headerRegionSize))
+        let record = CommitRecord(
+            catalogRoot: 0, catalogCount: 0, previousCommit: 0, durableThrough: 0,
+            liveBytes: FileFormat.frameSize(storedLength: FileFormat.commitPayloadSize),
+            firstFrame: FileFormat.headerRegionSize, timestampMilliseconds: currentTimeMilliseconds()
+        )
+        record.encoded().withUnsafeBytes {
+            _ = FrameEncoder.append(type: .commit, payload: $0, transaction: 1, compress: false, to: &bytes)
+        }
+        try file.write(bytes, at: 0)
+        if options.durability != .none { try file.sync() }
+        let superblock = Superblock(
+            pageSize: options.pageSize, sequence: 1,
+            checkpointOffset: FileFormat.headerRegionSize, checkpointTransaction: 1
+        )
+        try file.write(superblock.encoded(), at: UInt64(superblock.slotOffset))
+        if options.durability != .none { try file.sync() }
+        try fileSystem.renameFile(from: temporary, to: path)
+        if options.durability != .none { try fileSystem.syncDirectory(containing: path) }
+    }
+
+    // MARK: Reading
+
+    /// A snapshot of the latest commit. Cheap; release it when done so compaction can
+    /// free the old file.
+    public func read() throws -> ReadTransaction {
+        let (file, latest) = try state.withLock { state -> (StoreFile, CommitPoint) in
+            guard let file = state.file else { throw StoreError.closed }
+            return (file, state.latest)
+        }
+        return ReadTransaction(reader: SnapshotReader(file: file, transaction: latest.transaction), commit: latest)
+    }
+
+    /// Runs `body` on a snapshot of the latest commit.
+    public func read<T>(_ body: (ReadTransaction) throws -> T) throws -> T {
+        try body(read())
+    }
+
+    // MARK: Writing
+
+    /// Begins the write transaction, waiting while another one is open.
+    public func beginWrite() throws -> WriteTransaction {
+        guard !options.readOnly else { throw StoreError.readOnly }
+        writerGate.wait()
+        do {
+            let (file, latest) = try state.withLock { state -> (StoreFile, CommitPoint) in
+                guard let file = state.file else { throw StoreError.closed }
+                if let reason = state.poisoned { throw StoreError.poisoned(reason: reason) }
+                return (file, state.latest)
+            }
+            return try WriteTransaction(store: self, reader: SnapshotReader(file: file, transaction: latest.transaction), base: latest)
+        } catch {
+            writerGate.signal()
+            throw error
+        }
+    }
+
+    /// Runs `body` in a write transaction and commits it; rolls it back if `body` throws.
+    @discardableResult
+    public func write<T>(_ body: (WriteTransaction) throws -> T) throws -> T {
+        let transaction = try beginWrite()
+        do {
+            let result = try body(transaction)
+            try transaction.commit()
+            return result
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+    }
+
+    /// Called by the write transaction when it ends, committed or not.
+    func endWrite() {
+        writerGate.signal()
+    }
+
+    /// Makes a commit visible (called with the writer gate held).
+    func publish(_ commit: CommitPoint, synced: Bool, pages: [PageNode]) throws {
+        let file = state.withLock { state -> StoreFile? in
+            state.latest = commit
+            if synced { state.syncedThrough = commit.end }
+            return state.file
+        }
+        for page in pages { file?.cache.insert(page) }
+        let needsCheckpoint = state.withLock {
+            commit.end - ($0.superblock.checkpointOffset) >= options.checkpointInterval
+        }
+        if needsCheckpoint { try state.withLock { try checkpoint(&$0) } }
+    }
+
+    /// Records a failed commit: drops its partial frames when possible. After a failed sync
+    /// nothing on disk can be vouched for, so the store refuses writes until reopened.
+    func abandonCommit(truncatingTo end: UInt64, error: any Error, duringSync: Bool) {
+        state.withLock { state in
+            guard let file = state.file else { return }
+            do {
+                try file.file.truncate(to: end)
+            } catch {
+                state.poisoned = "could not remove a failed commit's frames: \(error)"
+                return
+            }
+            if duringSync { state.poisoned = "a sync failed: \(error)" }
+        }
+    }
+
+    /// The durable-through value for the next commit, and the file and base it writes on.
+    func writerSnapshot() throws -> (file: StoreFile, syncedThrough: UInt64) {
+        try state.withLock { state in
+            guard let file = state.file else { throw StoreError.closed }
+            if let reason = state.poisoned { throw StoreError.poisoned(reason: reason) }
+            return (file, state.syncedThrough)
+        }
+    }
+
+    // MARK: Checkpoints
+
+    /// Syncs the log and records the latest commit in the header, so the next open scans
+    /// only what comes after it (section 6).
+    public func checkpoint() throws {
+        guard !options.readOnly else { throw StoreError.readOnly }
+        writerGate.wait()
+        defer { writerGate.signal() }
+        try state.withLock { try checkpoint(&$0) }
+    }
+
+    private func checkpoint(_ state: inout State) throws {
+        guard let file = state.file else { throw StoreError.closed }
+        if let reason = state.poisoned { throw StoreError.poisoned(reason: reason) }
+        let syncing = options.durability != .none
+        do {
+            if syncing { try file.file.sync() }
+            state.syncedThrough = state.latest.end
+            let superblock = Superblock(
+                pageSize: file.pageSize, sequence: state.superblock.sequence + 1,
+                checkpointOffset: state.latest.offset, checkpointTransaction: state.latest.transaction
+            )
+            try file.file.write(superblock.encoded(), at: UInt64(superblock.slotOffset))
+            if syncing { try file.file.sync() }
+            state.superblock = superblock
+        } catch {
+            state.poisoned = "a checkpoint failed: \(error)"
+            throw error
+        }
+    }
+
+    // MARK: Closing
+
+    /// Checkpoints (for a writable store) and releases the store. Waits for an open write
+    /// transaction to end first, so end it before calling this from its own thread.
+    public func close() throws {
+        if options.readOnly {
+            state.withLock { $0.file = nil }
+            return
+        }
+        writerGate.wait()
+        defer {
+            writerGate.signal()
+            processLock?.release()
+        }
+        try state.withLock { state in
+            guard state.file != nil else { return }
+            defer { state.file = nil }
+            if state.poisoned == nil {
+                try checkpoint(&state)
+            }
+        }
+    }
+
+    deinit {
+        if state.withLock({ $0.file != nil }) {
+            try? close()
+        }
+    }
+}
+
+func currentTimeMilliseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
+}

@@ -1,0 +1,86 @@
+/// One store file as readers see it: its descriptor and its page cache. Compaction
+/// replaces the file with a new `StoreFile`; snapshots of the old one keep it (and its
+/// open descriptor) alive until they end, so they read on undisturbed (Spec section 7).
+final class StoreFile: Sendable {
+    let file: any StorageFile
+    let pageSize: Int
+    let cache: PageCache
+
+    init(file: any StorageFile, pageSize: Int, cacheBytes: Int) {
+        self.file = file
+        self.pageSize = pageSize
+        self.cache = PageCache(capacityBytes: cacheBytes)
+    }
+
+    deinit { file.close() }
+
+    /// Reads and verifies the frame at `offset` (F22, F25). `sizeHint` is how many bytes to
+    /// read first: most frames fit, so one read usually does.
+    func readFrame(at offset: UInt64, sizeHint: Int? = nil) throws -> (header: FrameHeader, payload: [UInt8]) {
+        guard offset >= FileFormat.headerRegionSize, offset % FileFormat.frameAlignment == 0 else {
+            throw StoreError.corrupt(offset: offset, reason: "frame offset is not a valid frame position")
+        }
+        var bytes = try file.read(count: sizeHint ?? (FileFormat.frameHeaderSize + pageSize), at: offset)
+        let header = try located(at: offset) { () throws(FrameError) in
+            try bytes.withUnsafeBytes { FrameHeader.parse($0, pageSize: pageSize) }.get()
+        }
+        let needed = FileFormat.frameHeaderSize + header.storedLength
+        if bytes.count < needed {
+            bytes = try file.read(count: needed, at: offset)
+            guard bytes.count == needed else { throw StoreError.corrupt(offset: offset, reason: FrameError.truncated.description) }
+        }
+        let payload = try located(at: offset) { () throws(FrameError) in
+            try bytes.withUnsafeBytes { FrameDecoder.payload(of: header, in: $0) }.get()
+        }
+        return (header, payload)
+    }
+
+    /// The tree page at `offset`, from the cache or the file. `snapshot` is the reading
+    /// snapshot's transaction id: a page from a later transaction is corruption (F25).
+    func page(at offset: UInt64, snapshot: UInt64) throws -> PageNode {
+        if let cached = cache.page(at: offset) {
+            guard cached.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
+            return cached
+        }
+        let (header, payload) = try readFrame(at: offset)
+        guard header.type == .leaf || header.type == .branch else {
+            throw StoreError.corrupt(offset: offset, reason: "expected a tree page, found a \(header.type) frame")
+        }
+        guard header.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
+        let page: PageNode
+        do {
+            page = try PageNode(
+                offset: offset, frameSize: header.frameSize, transaction: header.transaction,
+                isLeaf: header.type == .leaf, payload: payload
+            )
+        } catch {
+            throw StoreError.corrupt(offset: offset, reason: error.description)
+        }
+        cache.insert(page)
+        return page
+    }
+
+    /// The bytes of an overflow value (F15).
+    func overflowValue(_ reference: OverflowReference, snapshot: UInt64) throws -> [UInt8] {
+        let (header, payload) = try readFrame(at: reference.offset, sizeHint: Int(reference.frameSize))
+        guard header.type == .overflow, header.transaction <= snapshot,
+              payload.count == Int(reference.length), header.frameSize == UInt64(reference.frameSize)
+        else {
+            throw StoreError.corrupt(offset: reference.offset, reason: "overflow frame does not match the reference to it")
+        }
+        return payload
+    }
+
+    private static func pageFromTheFuture(_ offset: UInt64) -> StoreError {
+        .corrupt(offset: offset, reason: "page belongs to a transaction after the snapshot reading it")
+    }
+}
+
+/// Runs `body`, turning a `FrameError` into a corruption error naming `offset`.
+func located<T>(at offset: UInt64, _ body: () throws(FrameError) -> T) throws(StoreError) -> T {
+    do {
+        return try body()
+    } catch {
+        throw StoreError.corrupt(offset: offset, reason: error.description)
+    }
+}

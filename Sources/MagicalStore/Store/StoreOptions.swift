@@ -1,0 +1,49 @@
+/// When commits reach the disk (Spec section 6).
+public enum Durability: String, Sendable, CaseIterable {
+    /// A commit returns after its bytes are synced (`fdatasync`). Nothing acknowledged is lost.
+    case full
+    /// Commits are synced at checkpoints and at close. A crash may lose the latest
+    /// commits, never corrupts the store.
+    case normal
+    /// Never syncs. For tests and scratch data.
+    case none
+}
+
+/// How a store is opened.
+public struct StoreOptions: Sendable {
+    public var durability: Durability
+    /// Opens without writing anything (no lock, no recovery truncation).
+    public var readOnly: Bool
+    /// Creates the store when no file exists at the path.
+    public var createIfMissing: Bool
+    /// Page size for a new store (a power of two, 512 to 65536). An existing store keeps its own.
+    public var pageSize: Int
+    /// Compresses pages with LZ4 when that saves space.
+    public var compression: Bool
+    /// Memory for decoded pages, shared by all snapshots of the store.
+    public var cacheBytes: Int
+    /// How much log is written between checkpoints.
+    public var checkpointInterval: UInt64
+    /// Where files live; the real file system by default, an in-memory or fault-injecting one in tests.
+    public var fileSystem: any StorageFileSystem
+
+    public init(
+        durability: Durability = .full,
+        readOnly: Bool = false,
+        createIfMissing: Bool = true,
+        pageSize: Int = 8192,
+        compression: Bool = true,
+        cacheBytes: Int = 256 << 20,
+        checkpointInterval: UInt64 = 64 << 20,
+        fileSystem: any StorageFileSystem = PosixFileSystem()
+    ) {
+        self.durability = durability
+        self.readOnly = readOnly
+        self.createIfMissing = createIfMissing
+        self.pageSize = pageSize
+        self.compression = compression
+        self.cacheBytes = cacheBytes
+        self.checkpointInterval = checkpointInterval
+        self.fileSystem = fileSystem
+    }
+}

@@ -1,0 +1,192 @@
+/// The store's one write transaction (Spec section 5). It sees the latest commit plus its
+/// own changes; nothing it does is visible to others until ``commit()`` returns. Ending
+/// it without committing (``rollback()``, or releasing it) discards everything.
+///
+/// Not thread-safe: use it from one thread at a time.
+public final class WriteTransaction {
+    private let store: Store
+    let reader: SnapshotReader
+    private let base: CommitPoint
+    private let space = SpaceAccounting()
+    private let catalog: MutableTree
+    /// Trees opened or created in this transaction, by name.
+    private var trees: [String: MutableTree] = [:]
+    private var isActive = true
+
+    init(store: Store, reader: SnapshotReader, base: CommitPoint) throws {
+        self.store = store
+        self.reader = reader
+        self.base = base
+        catalog = MutableTree(root: base.record.catalogRoot, count: Int(base.record.catalogCount), reader: reader, space: space)
+    }
+
+    deinit {
+        if isActive { store.endWrite() }
+    }
+
+    /// The id the commit will have.
+    public var transactionID: UInt64 { base.transaction + 1 }
+
+    // MARK: Trees
+
+    /// The tree named `name`; throws ``StoreError/treeNotFound(_:)`` when there is none.
+    public func tree(_ name: String) throws -> TreeWriter {
+        guard let tree = try treeIfPresent(name) else { throw StoreError.treeNotFound(name) }
+        return tree
+    }
+
+    public func treeIfPresent(_ name: String) throws -> TreeWriter? {
+        try ensureActive()
+        if let tree = trees[name] { return TreeWriter(tree: tree, transaction: self) }
+        let key = try Catalog.key(for: name)
+        guard let value = try catalog.value(for: key) else { return nil }
+        let entry = try Catalog.decode(try reader.bytes(of: value), name: key)
+        let tree = MutableTree(root: entry.root, count: Int(entry.count), reader: reader, space: space)
+        trees[name] = tree
+        return TreeWriter(tree: tree, transaction: self)
+    }
+
+    /// Creates an empty tree; throws ``StoreError/treeExists(_:)`` when the name is taken.
+    @discardableResult
+    public func createTree(_ name: String) throws -> TreeWriter {
+        guard try treeIfPresent(name) == nil else { throw StoreError.treeExists(name) }
+        let tree = MutableTree(root: 0, count: 0, reader: reader, space: space)
+        tree.markModified()
+        trees[name] = tree
+        // Registered now so the name is taken; the entry gets its root at commit.
+        try catalog.put(try Catalog.key(for: name), .inline(Catalog.encode(.init(root: 0, count: 0))))
+        return TreeWriter(tree: tree, transaction: self)
+    }
+
+    /// The tree named `name`, created when missing.
+    public func openTree(_ name: String) throws -> TreeWriter {
+        if let tree = try treeIfPresent(name) { return tree }
+        return try createTree(name)
+    }
+
+    /// Deletes a tree and all its entries.
+    public func dropTree(_ name: String) throws {
+        guard let tree = try treeIfPresent(name) else { throw StoreError.treeNotFound(name) }
+        try tree.tree.removeAll()
+        trees.removeValue(forKey: name)
+        try catalog.delete(try Catalog.key(for: name))
+    }
+
+    /// The names of all trees, in byte order, including those created in this transaction.
+    public func treeNames() throws -> [String] {
+        try ensureActive()
+        var names: [String] = []
+        var cursor = Cursor(root: catalog.root, reader: reader)
+        try cursor.first()
+        while let key = cursor.key {
+            names.append(String(decoding: key, as: UTF8.self))
+            try cursor.next()
+        }
+        return names
+    }
+
+    // MARK: Ending
+
+    /// Writes the transaction's pages and its commit frame; with `full` durability, returns
+    /// once they are synced. On failure nothing of it becomes visible, and the transaction
+    /// has ended either way.
+    public func commit() throws {
+        try ensureActive()
+        isActive = false
+        defer { store.endWrite() }
+        guard catalog.isModified || trees.values.contains(where: \.isModified) else { return }
+
+        let (file, syncedThrough) = try store.writerSnapshot()
+        let writer = LogWriter(file: file, transaction: transactionID, position: base.end, compress: store.options.compression)
+        let full = store.options.durability == .full
+        var syncing = false
+        do {
+            for (name, tree) in trees.sorted(by: { $0.key < $1.key }) where tree.isModified {
+                let root = try tree.root.map { try writer.writeSubtree($0) } ?? 0
+                try catalog.put(try Catalog.key(for: name), .inline(Catalog.encode(.init(root: root, count: UInt64(tree.count)))))
+            }
+            let catalogRoot = try catalog.root.map { try writer.writeSubtree($0) } ?? 0
+            let commitFrameSize = FileFormat.frameSize(storedLength: FileFormat.commitPayloadSize)
+            // The previous commit frame is superseded by this one.
+            let freed = space.freed + (base.end - base.offset)
+            let record = CommitRecord(
+                catalogRoot: catalogRoot,
+                catalogCount: UInt64(catalog.count),
+                previousCommit: base.offset,
+                durableThrough: syncedThrough,
+                liveBytes: base.record.liveBytes - freed + writer.bytesAppended + commitFrameSize,
+                firstFrame: base.end,
+                timestampMilliseconds: currentTimeMilliseconds()
+            )
+            let (offset, size) = try writer.append(.commit, payload: record.encoded())
+            try writer.flush()
+            if full {
+                syncing = true
+                try file.file.sync()
+            }
+            let commit = CommitPoint(offset: offset, transaction: transactionID, record: record, end: offset + size)
+            try store.publish(commit, synced: full, pages: writer.writtenPages)
+        } catch {
+            store.abandonCommit(truncatingTo: base.end, error: error, duringSync: syncing)
+            throw error
+        }
+    }
+
+    /// Discards every change. Safe to call on an ended transaction.
+    public func rollback() {
+        guard isActive else { return }
+        isActive = false
+        store.endWrite()
+    }
+
+    func ensureActive() throws {
+        guard isActive else { throw StoreError.closed }
+    }
+}
+
+/// Read and write access to one tree inside a write transaction.
+public struct TreeWriter {
+    let tree: MutableTree
+    let transaction: WriteTransaction
+
+    /// Number of entries, including this transaction's changes.
+    public var count: Int { tree.count }
+
+    public func get(_ key: [UInt8]) throws -> [UInt8]? {
+        try transaction.ensureActive()
+        guard let value = try tree.value(for: key) else { return nil }
+        return try tree.reader.bytes(of: value)
+    }
+
+    public func contains(_ key: [UInt8]) throws -> Bool {
+        try transaction.ensureActive()
+        return try tree.value(for: key) != nil
+    }
+
+    /// Stores `value` under `key`, replacing what was there.
+    public func put(_ key: [UInt8], _ value: [UInt8]) throws {
+        try transaction.ensureActive()
+        try tree.put(key, value)
+    }
+
+    /// Removes `key`; returns whether it was there.
+    @discardableResult
+    public func delete(_ key: [UInt8]) throws -> Bool {
+        try transaction.ensureActive()
+        return try tree.delete(key)
+    }
+
+    /// A cursor over the tree as changed so far; changing the tree invalidates it.
+    public func makeCursor() -> Cursor {
+        Cursor(root: tree.root, reader: tree.reader)
+    }
+
+    public func scan(
+        _ range: KeyRange = .all, reverse: Bool = false,
+        _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool
+    ) throws {
+        try transaction.ensureActive()
+        var cursor = makeCursor()
+        try cursor.scan(range, reverse: reverse, body)
+    }
+}

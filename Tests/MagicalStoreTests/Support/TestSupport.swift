@@ -1,0 +1,46 @@
+import Foundation
+@testable import MagicalStore
+
+/// A fresh directory under the system's temporary folder, removed when released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "magicalstore-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String = "test.store") -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// SplitMix64: small, fast and seedable, so every randomized test can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func bytes(count: Int) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
+    }
+}
+
+/// How big randomized tests run: `MAGICALSTORE_TEST_SCALE` multiplies their sizes
+/// (default 1, a few seconds each; 10 or more for long runs).
+let testScale: Int = {
+    ProcessInfo.processInfo.environment["MAGICALSTORE_TEST_SCALE"].flatMap(Int.init) ?? 1
+}()
+
+/// A big-endian 8-byte key, so byte order equals numeric order.
+func numberKey(_ number: Int) -> [UInt8] {
+    withUnsafeBytes(of: UInt64(number).bigEndian) { Array($0) }
+}
