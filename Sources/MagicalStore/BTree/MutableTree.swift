@@ -85,6 +85,47 @@ final class MutableTree {
         return node.split(at: node.splitIndex(appending: index == node.count - 2))
     }
 
+    /// Inserts or replaces `key` in `leaf` when the leaf stays within a page; the caller
+    /// has made sure `key` belongs in this leaf.
+    func insertIfFits(_ key: [UInt8], _ value: LeafValue, into leaf: DirtyNode) throws -> Bool {
+        let (index, found) = leaf.search(key)
+        if found {
+            guard leaf.encodedSize - leaf.values[index].encodedSize + value.encodedSize <= pageSize else { return false }
+            release(leaf.values[index])
+            leaf.replaceValue(at: index, with: value)
+        } else {
+            guard leaf.encodedSize + DirtyNode.leafEntrySize(key: key, value: value) <= pageSize else { return false }
+            leaf.insertEntry(key, value, at: index)
+            count += 1
+        }
+        return true
+    }
+
+    /// The leaf that holds `key`, copied if needed, and the smallest key beyond it (nil:
+    /// none) so callers know which keys also belong there.
+    func dirtyLeaf(for key: [UInt8]) throws -> (leaf: DirtyNode, upperBound: [UInt8]?) {
+        guard let root else { preconditionFailure("dirtyLeaf needs a non-empty tree") }
+        var node = try makeDirty(root)
+        self.root = .dirty(node)
+        var upperBound: [UInt8]?
+        while !node.isLeaf {
+            let index = node.childIndex(for: key)
+            if index < node.keys.count { upperBound = node.keys[index] }
+            let child = try makeDirty(node.children[index])
+            node.children[index] = .dirty(child)
+            node = child
+        }
+        return (node, upperBound)
+    }
+
+    /// Installs a tree built elsewhere (a bulk load into this empty tree).
+    func replaceRoot(_ newRoot: ChildReference?, count newCount: Int) {
+        precondition(root == nil, "only an empty tree's root is replaced")
+        root = newRoot
+        count = newCount
+        isModified = true
+    }
+
     // MARK: Deleting
 
     /// Removes `key`; returns whether it was there.

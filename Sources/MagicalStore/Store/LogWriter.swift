@@ -16,9 +16,12 @@ final class LogWriter {
     /// Pages written, to be cached once the commit succeeds (their offsets are reused if
     /// it fails, so caching them earlier could serve stale pages).
     private(set) var writtenPages: [PageNode] = []
+    /// Off for compaction, which writes a whole store: too much to hold in memory.
+    private let retainsPages: Bool
     private static let flushThreshold = 4 << 20
 
-    init(file: StoreFile, transaction: UInt64, position: UInt64, compress: Bool) {
+    init(file: StoreFile, transaction: UInt64, position: UInt64, compress: Bool, retainsPages: Bool = true) {
+        self.retainsPages = retainsPages
         self.file = file
         self.transaction = transaction
         self.position = position
@@ -75,7 +78,7 @@ final class LogWriter {
 
     private func appendPage(isLeaf: Bool) throws -> UInt64 {
         let (offset, size) = try append(isLeaf ? .leaf : .branch, payload: scratch)
-        if let page = try? PageNode(offset: offset, frameSize: size, transaction: transaction, isLeaf: isLeaf, payload: scratch) {
+        if retainsPages, let page = try? PageNode(offset: offset, frameSize: size, transaction: transaction, isLeaf: isLeaf, payload: scratch) {
             writtenPages.append(page)
         }
         return offset

@@ -169,6 +169,13 @@ public struct TreeWriter {
         try tree.put(key, value)
     }
 
+    /// Stores many entries at once, in any order; when a key appears twice the later value
+    /// wins. Much faster than one `put` per entry for large batches (sorted bulk path).
+    public func putBatch(_ entries: [(key: [UInt8], value: [UInt8])]) throws {
+        try transaction.ensureActive()
+        try tree.putBatch(entries)
+    }
+
     /// Removes `key`; returns whether it was there.
     @discardableResult
     public func delete(_ key: [UInt8]) throws -> Bool {

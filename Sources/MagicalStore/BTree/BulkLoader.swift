@@ -1,0 +1,95 @@
+/// Builds a tree bottom-up from entries given in ascending key order, filling each page
+/// before starting the next: how compaction rewrites trees and how a batch fills an empty
+/// tree, with no searching and no splitting.
+struct BulkLoader {
+    /// A node at one level, with the smallest key beneath it (its separator in the parent).
+    private struct LevelNode {
+        var node: DirtyNode
+        var firstKey: [UInt8]
+    }
+
+    /// Each level holds the node being filled, and the full one before it, kept back so
+    /// that a last branch left with a single child can borrow from it (F16).
+    private struct Level {
+        var full: LevelNode?
+        var open: LevelNode?
+    }
+
+    private let pageSize: Int
+    /// Turns a finished node into the reference its parent keeps: a page written now
+    /// (compaction) or the node itself, written at commit (batches).
+    private let finish: (DirtyNode) throws -> ChildReference
+    /// Index 0 is the leaf level.
+    private var levels: [Level] = [Level()]
+    private var lastKey: [UInt8]?
+    private(set) var count = 0
+
+    init(pageSize: Int, finish: @escaping (DirtyNode) throws -> ChildReference) {
+        self.pageSize = pageSize
+        self.finish = finish
+    }
+
+    /// Adds the next entry; keys must be strictly ascending.
+    mutating func append(_ key: [UInt8], _ value: LeafValue) throws {
+        if let lastKey { precondition(compareBytes(lastKey, key) < 0, "bulk load keys must ascend") }
+        lastKey = key
+        count += 1
+        if let open = levels[0].open,
+           open.node.encodedSize + DirtyNode.leafEntrySize(key: key, value: value) > pageSize {
+            try startNewNode(at: 0)
+        }
+        if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(isLeaf: true), firstKey: key) }
+        let leaf = levels[0].open!.node
+        leaf.insertEntry(key, value, at: leaf.count)
+    }
+
+    /// Finishes every level; returns the root, or nil when nothing was added.
+    mutating func finishTree() throws -> ChildReference? {
+        var level = 0
+        while level < levels.count {
+            let isTop = level == levels.count - 1
+            var nodes = [levels[level].full, levels[level].open].compactMap { $0 }
+            levels[level] = Level()
+            if isTop && nodes.count == 1 {
+                let only = nodes[0].node
+                // A top branch with a single child: that child is the root.
+                return !only.isLeaf && only.count == 1 ? only.children[0] : try finish(only)
+            }
+            if nodes.count == 2, !nodes[1].node.isLeaf, nodes[1].node.count == 1 {
+                nodes = evenOut(nodes[0], nodes[1])
+            }
+            for node in nodes { try hand(node, upFrom: level) }
+            level += 1
+        }
+        return nil
+    }
+
+    /// Moves the node being filled at `level` to `full`, handing the previous full one up.
+    private mutating func startNewNode(at level: Int) throws {
+        if let full = levels[level].full { try hand(full, upFrom: level) }
+        levels[level].full = levels[level].open
+        levels[level].open = nil
+    }
+
+    /// Finishes `levelNode` and adds it as a child at `level + 1`.
+    private mutating func hand(_ levelNode: LevelNode, upFrom level: Int) throws {
+        let reference = try finish(levelNode.node)
+        if levels.count == level + 1 { levels.append(Level()) }
+        if let open = levels[level + 1].open,
+           open.node.encodedSize + 8 + DirtyNode.separatorSize(levelNode.firstKey) > pageSize {
+            try startNewNode(at: level + 1)
+        }
+        if let open = levels[level + 1].open {
+            open.node.insertChild(reference, separator: levelNode.firstKey, after: open.node.count - 1)
+        } else {
+            levels[level + 1].open = LevelNode(node: DirtyNode(isLeaf: false, children: [reference]), firstKey: levelNode.firstKey)
+        }
+    }
+
+    /// Splits the children of two neighbouring branches evenly between them.
+    private func evenOut(_ left: LevelNode, _ right: LevelNode) -> [LevelNode] {
+        left.node.absorb(right.node, separator: right.firstKey)
+        let (separator, newRight) = left.node.split(at: left.node.splitIndex(appending: false))
+        return [left, LevelNode(node: newRight, firstKey: separator)]
+    }
+}

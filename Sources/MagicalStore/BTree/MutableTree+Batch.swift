@@ -1,0 +1,62 @@
+extension MutableTree {
+    /// Stores many entries at once; the same key twice keeps the later value.
+    ///
+    /// Import puts hundreds of thousands of keys in one transaction, so this avoids a
+    /// search from the root per key: an empty tree is bulk-loaded bottom-up with full
+    /// pages; otherwise entries go in key order straight into the leaf found for the
+    /// previous one while they belong there and fit, and only the others take the full
+    /// path with its splits.
+    func putBatch(_ entries: [(key: [UInt8], value: [UInt8])]) throws {
+        for entry in entries { try Self.validate(key: entry.key, value: entry.value, pageSize: reader.pageSize) }
+        let ordered = Self.sortedKeepingLast(entries)
+        guard !ordered.isEmpty else { return }
+        markModified()
+        let inlineLimit = FileFormat.inlineEntryLimit(pageSize: reader.pageSize)
+        func leafValue(_ index: Int) -> LeafValue {
+            let (key, value) = entries[index]
+            return key.count + value.count > inlineLimit ? .pendingOverflow(value) : .inline(value)
+        }
+        if root == nil {
+            var loader = BulkLoader(pageSize: reader.pageSize) { .dirty($0) }
+            for index in ordered { try loader.append(entries[index].key, leafValue(index)) }
+            try replaceRoot(loader.finishTree(), count: loader.count)
+            return
+        }
+        var leaf: DirtyNode?
+        var upperBound: [UInt8]?
+        for index in ordered {
+            let key = entries[index].key
+            let value = leafValue(index)
+            if let current = leaf, upperBound.map({ compareBytes(key, $0) < 0 }) ?? true,
+               try insertIfFits(key, value, into: current) {
+                continue
+            }
+            try put(key, value)
+            (leaf, upperBound) = try dirtyLeaf(for: key)
+        }
+    }
+
+    /// Indices of `entries` in ascending key order, one per key (the last occurrence).
+    private static func sortedKeepingLast(_ entries: [(key: [UInt8], value: [UInt8])]) -> [Int] {
+        var isAscending = true
+        for index in entries.indices.dropFirst() where compareBytes(entries[index - 1].key, entries[index].key) >= 0 {
+            isAscending = false
+            break
+        }
+        if isAscending { return Array(entries.indices) }
+        let sorted = entries.indices.sorted { left, right in
+            let order = compareBytes(entries[left].key, entries[right].key)
+            return order != 0 ? order < 0 : left < right
+        }
+        var unique: [Int] = []
+        unique.reserveCapacity(sorted.count)
+        for index in sorted {
+            if let last = unique.last, compareBytes(entries[last].key, entries[index].key) == 0 {
+                unique[unique.count - 1] = index
+            } else {
+                unique.append(index)
+            }
+        }
+        return unique
+    }
+}
