@@ -44,3 +44,21 @@ let testScale: Int = {
 func numberKey(_ number: Int) -> [UInt8] {
     withUnsafeBytes(of: UInt64(number).bigEndian) { Array($0) }
 }
+
+func readFile(_ path: String) -> [UInt8] {
+    Array(FileManager.default.contents(atPath: path) ?? Data())
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) {
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+}
+
+/// Every entry of a tree, in order.
+func allEntries(_ tree: TreeReader) throws -> [[UInt8]: [UInt8]] {
+    var entries: [[UInt8]: [UInt8]] = [:]
+    try tree.scan { key, value in
+        entries[key] = value
+        return true
+    }
+    return entries
+}
