@@ -75,6 +75,7 @@ public struct StoreChecker {
         var latest: CommitPoint?
         var transactionStart = FileFormat.headerRegionSize
         var checkpointSeen = false
+        var firstTransaction: UInt64?
         var position = FileFormat.headerRegionSize
         while position < size {
             let frame: (header: FrameHeader, payload: [UInt8])
@@ -86,8 +87,10 @@ public struct StoreChecker {
                 return latest
             }
             report.frames += 1
-            let expectedTransaction = latest.map { $0.transaction + 1 }
-            if let expectedTransaction, frame.header.transaction != expectedTransaction {
+            // The file's first transaction may have any id (F19); every later one counts up.
+            let expectedTransaction = latest.map { $0.transaction + 1 } ?? firstTransaction ?? frame.header.transaction
+            firstTransaction = firstTransaction ?? frame.header.transaction
+            if frame.header.transaction != expectedTransaction {
                 report.problems.append(Problem(offset: position, message: "frame has transaction \(frame.header.transaction), expected \(expectedTransaction)"))
                 return latest
             }
