@@ -4,6 +4,9 @@ DEMO_STORE ?= demo-store/demo.store
 
 .PHONY: deps build test demo bench fuzz clean
 
+FUZZ_TARGET ?= FuzzStoreFile
+FUZZ_SECONDS ?= 60
+
 # Installs what the build needs, only when missing: liblz4's headers and pkg-config.
 deps:
 	@if ! pkg-config --exists liblz4 2>/dev/null; then \
@@ -27,6 +30,15 @@ demo: deps
 
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release storebench
+
+# libFuzzer: FUZZ_TARGET=FuzzStoreFile|FuzzKeyDecoding, FUZZ_SECONDS of fuzzing from the seed corpus.
+fuzz: deps
+	cd Fuzz && $(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address \
+		--scratch-path .build-fuzz --product $(FUZZ_TARGET)
+	mkdir -p Fuzz/corpus-work/$(FUZZ_TARGET)
+	cp -n Fuzz/corpus/$(FUZZ_TARGET)/* Fuzz/corpus-work/$(FUZZ_TARGET)/ 2>/dev/null || true
+	cd Fuzz && SWIFT_BACKTRACE=enable=no .build-fuzz/debug/$(FUZZ_TARGET) \
+		-max_total_time=$(FUZZ_SECONDS) corpus-work/$(FUZZ_TARGET)
 
 clean:
 	rm -rf .build demo-store

@@ -1,0 +1,24 @@
+// swift-tools-version: 6.0
+// libFuzzer targets, kept out of the main package so its builds never see them.
+// Build and run with `make fuzz` from the top (recipe in ../shared/TOOLCHAIN.md).
+import Foundation
+import PackageDescription
+
+/// A path dependency is identified by its folder's name, which differs between clones.
+let rootPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "MagicalStoreFuzz",
+    dependencies: [.package(path: "..")],
+    targets: [
+        .executableTarget(
+            name: "FuzzStoreFile",
+            dependencies: [.product(name: "MagicalStore", package: rootPackage)]
+        ),
+        .executableTarget(
+            name: "FuzzKeyDecoding",
+            dependencies: [.product(name: "MagicalStore", package: rootPackage)]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
