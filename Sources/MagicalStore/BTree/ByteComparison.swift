@@ -20,3 +20,17 @@ func compareBytes(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointe
 func compareBytes(_ left: [UInt8], _ right: [UInt8]) -> Int {
     left.withUnsafeBytes { l in right.withUnsafeBytes { r in compareBytes(l, r) } }
 }
+
+/// The first 8 bytes of `key` as a big-endian integer, zero-padded. Ordering is monotone:
+/// a < b implies prefix(a) <= prefix(b), so unequal prefixes decide a comparison.
+@inline(__always)
+func keyPrefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
+    if key.count >= 8 {
+        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+    }
+    var prefix: UInt64 = 0
+    for index in 0..<key.count {
+        prefix |= UInt64(key[index]) << (56 - 8 * UInt64(index))
+    }
+    return prefix
+}

@@ -95,19 +95,31 @@ enum NodeView {
 /// Finds the value stored under `key` in the tree rooted at `root`.
 func lookup(_ key: [UInt8], root: ChildReference?, reader: SnapshotReader) throws -> LeafValue? {
     guard let root else { return nil }
+    if case .page(let offset) = root {
+        return try lookupInPages(key, root: offset, reader: reader)
+    }
     var node = try reader.node(root)
     while !node.isLeaf {
-        node = try reader.node(node.child(at: node.childIndex(for: key)))
-    }
-    switch node {
-    case .page(let page):
-        return key.withUnsafeBytes { raw -> LeafValue? in
-            let index = page.lowerBound(raw)
-            guard index < page.count, page.compareKey(at: index, with: raw) == 0 else { return nil }
-            return page.value(at: index)
+        let child = node.child(at: node.childIndex(for: key))
+        if case .page(let offset) = child {
+            return try lookupInPages(key, root: offset, reader: reader)
         }
-    case .dirty(let leaf):
-        let (index, found) = leaf.search(key)
-        return found ? leaf.values[index] : nil
+        node = try reader.node(child)
+    }
+    let index = node.lowerBound(key)
+    guard index < node.count, node.key(at: index) == key else { return nil }
+    return node.value(at: index)
+}
+
+/// The read path proper: a subtree of committed pages, searched in place.
+private func lookupInPages(_ key: [UInt8], root: UInt64, reader: SnapshotReader) throws -> LeafValue? {
+    try key.withUnsafeBytes { raw -> LeafValue? in
+        var page = try reader.page(at: root)
+        while !page.isLeaf {
+            page = try reader.page(at: page.children[page.childIndex(for: raw)])
+        }
+        let index = page.lowerBound(raw)
+        guard index < page.count, page.compareKey(at: index, with: raw) == 0 else { return nil }
+        return page.value(at: index)
     }
 }

@@ -4,8 +4,11 @@
 /// The initializer validates the whole structure, so the accessors can trust every
 /// offset: a damaged page becomes a corruption error once, here, never a trap later.
 final class PageNode: Sendable {
-    /// Where an entry's pieces lie in the payload.
+    /// Where an entry's pieces lie in the payload, with the key's first bytes at hand.
     struct EntryLocation: Sendable {
+        /// The key's first 8 bytes, big-endian, zero-padded: comparing these orders most
+        /// keys without touching the payload, which saves cache misses on lookups.
+        var keyPrefix: UInt64
         var keyStart: UInt16
         var keyLength: UInt16
         /// Inline value bytes, or the 16-byte overflow reference.
@@ -70,6 +73,7 @@ final class PageNode: Sendable {
                 return nil
             }
             entries.append(EntryLocation(
+                keyPrefix: keyPrefix(UnsafeRawBufferPointer(rebasing: raw[keyStart..<keyStart + keyLength])),
                 keyStart: UInt16(keyStart), keyLength: UInt16(keyLength),
                 valueStart: UInt16(valueStart), valueLength: UInt16(valueLength), isOverflow: kind == 1
             ))
@@ -94,6 +98,7 @@ final class PageNode: Sendable {
             var keyReader = ByteReader(raw, at: Int(start))
             guard let keyLength = keyReader.readVarint(), keyLength <= UInt16.max, let keyStart = keyReader.skip(keyLength) else { return nil }
             separators.append(EntryLocation(
+                keyPrefix: keyPrefix(UnsafeRawBufferPointer(rebasing: raw[keyStart..<keyStart + keyLength])),
                 keyStart: UInt16(keyStart), keyLength: UInt16(keyLength), valueStart: 0, valueLength: 0, isOverflow: false
             ))
         }
@@ -101,15 +106,21 @@ final class PageNode: Sendable {
     }
 
     /// Compares the key of entry (leaf) or separator (branch) `index` with `key`.
-    @inline(__always)
     func compareKey(at index: Int, with key: UnsafeRawBufferPointer) -> Int {
-        let location = entries[index]
-        return payload.withUnsafeBytes { raw in
-            compareBytes(
-                UnsafeRawBufferPointer(rebasing: raw[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)]),
-                key
-            )
+        entries.withUnsafeBufferPointer { entries in
+            payload.withUnsafeBytes { payload in
+                Self.compare(entries[index], key, keyPrefix(key), payload)
+            }
         }
+    }
+
+    @inline(__always)
+    private static func compare(
+        _ location: EntryLocation, _ key: UnsafeRawBufferPointer, _ prefix: UInt64, _ payload: UnsafeRawBufferPointer
+    ) -> Int {
+        if location.keyPrefix != prefix { return location.keyPrefix < prefix ? -1 : 1 }
+        let start = Int(location.keyStart)
+        return compareBytes(UnsafeRawBufferPointer(rebasing: payload[start..<start + Int(location.keyLength)]), key)
     }
 
     func key(at index: Int) -> [UInt8] {
@@ -119,24 +130,29 @@ final class PageNode: Sendable {
 
     /// The first index whose key is >= `key` (leaf), or `entries.count` when none is.
     func lowerBound(_ key: UnsafeRawBufferPointer) -> Int {
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if compareKey(at: middle, with: key) < 0 { low = middle + 1 } else { high = middle }
-        }
-        return low
+        search(key) { $0 < 0 }
     }
 
     /// The child of a branch that holds `key` (F16): the number of separators <= key.
     func childIndex(for key: UnsafeRawBufferPointer) -> Int {
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if compareKey(at: middle, with: key) <= 0 { low = middle + 1 } else { high = middle }
+        search(key) { $0 <= 0 }
+    }
+
+    /// Binary search: the first index whose comparison with `key` is not `isBefore`.
+    @inline(__always)
+    private func search(_ key: UnsafeRawBufferPointer, _ isBefore: (Int) -> Bool) -> Int {
+        let prefix = keyPrefix(key)
+        return entries.withUnsafeBufferPointer { entries in
+            payload.withUnsafeBytes { payload in
+                var low = 0
+                var high = entries.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if isBefore(Self.compare(entries[middle], key, prefix, payload)) { low = middle + 1 } else { high = middle }
+                }
+                return low
+            }
         }
-        return low
     }
 
     /// The value of leaf entry `index`.

@@ -9,7 +9,7 @@ final class StoreFile: Sendable {
     init(file: any StorageFile, pageSize: Int, cacheBytes: Int) {
         self.file = file
         self.pageSize = pageSize
-        self.cache = PageCache(capacityBytes: cacheBytes)
+        self.cache = PageCache(capacityBytes: cacheBytes, pageSize: pageSize)
     }
 
     deinit { file.close() }
