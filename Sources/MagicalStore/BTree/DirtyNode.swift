@@ -198,9 +198,4 @@ final class DirtyNode {
         }
         recomputeSize()
     }
-
-    /// The size `absorb(right, separator:)` would produce.
-    func mergedSize(with rightSize: Int, separator: [UInt8]) -> Int {
-        isLeaf ? encodedSize + rightSize - 2 : encodedSize + rightSize - 2 + Self.separatorSize(separator)
-    }
 }

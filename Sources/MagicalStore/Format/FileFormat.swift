@@ -15,7 +15,6 @@ enum FileFormat {
 
     static let minimumPageSize = 512
     static let maximumPageSize = 65536
-    static let defaultPageSize = StoreOptions().pageSize
 
     /// Frames start at multiples of this (F4).
     static let frameAlignment: UInt64 = 8
@@ -29,9 +28,6 @@ enum FileFormat {
     static let maximumTreeNameLength = 255
     /// A catalog value: root offset, entry count, 8 zero bytes (section 5).
     static let catalogValueSize = 24
-
-    /// How much log a `normal` or `full` store writes between checkpoints (section 6).
-    static let defaultCheckpointInterval = StoreOptions().checkpointInterval
 
     /// Largest key for a page size (F15).
     static func maximumKeyLength(pageSize: Int) -> Int {

@@ -54,7 +54,6 @@ enum FrameError: Error, Equatable, CustomStringConvertible {
     case decompressionFailed
     case nonZeroPadding
     case badStructure
-    case unexpectedType(FrameType)
 
     var description: String {
         switch self {
@@ -66,7 +65,6 @@ enum FrameError: Error, Equatable, CustomStringConvertible {
         case .decompressionFailed: return "frame payload does not decompress to its raw length"
         case .nonZeroPadding: return "frame padding is not zero"
         case .badStructure: return "page structure is malformed"
-        case .unexpectedType(let type): return "unexpected frame type \(type)"
         }
     }
 }
