@@ -164,7 +164,7 @@ public final class Store: Sendable {
     }
 
     /// Makes a commit visible (called with the writer gate held).
-    func publish(_ commit: CommitPoint, synced: Bool, pages: [PageNode]) throws {
+    func publish(_ commit: CommitPoint, synced: Bool, pages: [PageNode]) {
         let file = state.withLock { state -> StoreFile? in
             state.latest = commit
             if synced { state.syncedThrough = commit.end }
@@ -174,7 +174,9 @@ public final class Store: Sendable {
         let needsCheckpoint = state.withLock {
             commit.end - ($0.superblock.checkpointOffset) >= options.checkpointInterval
         }
-        if needsCheckpoint { try state.withLock { try checkpoint(&$0) } }
+        // The commit is durable and visible whatever happens next; a failed checkpoint
+        // poisons the store (see `checkpoint`) rather than failing the commit.
+        if needsCheckpoint { try? state.withLock { try checkpoint(&$0) } }
     }
 
     /// Records a failed commit: drops its partial frames when possible. After a failed sync

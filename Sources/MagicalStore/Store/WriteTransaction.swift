@@ -125,7 +125,7 @@ public final class WriteTransaction {
                 try file.file.sync()
             }
             let commit = CommitPoint(offset: offset, transaction: transactionID, record: record, end: offset + size)
-            try store.publish(commit, synced: full, pages: writer.writtenPages)
+            store.publish(commit, synced: full, pages: writer.writtenPages)
         } catch {
             store.abandonCommit(truncatingTo: base.end, error: error, duringSync: syncing)
             throw error
