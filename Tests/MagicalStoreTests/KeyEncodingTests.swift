@@ -375,22 +375,8 @@ private func compareDoubles(_ left: Double, _ right: Double) -> Int {
 
 // MARK: - Deterministic random tuples
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and the same sequence on every platform.
-private struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-
+/// Random tuples drawn from small pools, for the property tests.
+extension SplitMix64 {
     mutating func next(below bound: Int) -> Int {
         Int(next() % UInt64(bound))
     }

@@ -6,25 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// Which unsynced changes reach the disk when ``MemoryFileSystem/simulatePowerLoss(_:keepUnsyncedNames:using:)``
-/// cuts the power. Each file is decided on its own, from its durable content (as of its last
-/// sync) and its pending writes and truncates since then.
-public enum PowerLossPolicy: Sendable, Equatable {
-    /// Only what was synced survives.
-    case dropAllUnsynced
-    /// Every change survives, as if the OS cache had been flushed just in time.
-    case keepAllUnsynced
-    /// Each pending change survives with probability 1/2; survivors are applied in order.
-    case keepRandomSubset
-    /// Every pending change survives except the last, which is torn: it keeps the prefix that
-    /// ends at a random multiple of `boundary` (a sector size such as 512 or 4096, counted
-    /// from file offset 0) strictly inside it, or nothing. A torn truncate is lost.
-    case tearLastWrite(boundary: Int)
-    /// A random subset of the pending changes survives, applied in a random order, as when
-    /// the disk writes back cached blocks in its own order.
-    case reorder
-}
-
 /// An in-memory file system that models durability precisely, for in-memory stores and
 /// for crash tests.
 ///
@@ -32,7 +13,7 @@ public enum PowerLossPolicy: Sendable, Equatable {
 /// ``StorageFile/sync()``) and the writes and truncates made since, in order. Names work the
 /// same way: creating, renaming and removing change the current namespace, and
 /// ``syncDirectory(containing:)`` makes the current entries of that one directory (the path
-/// up to its last `/`) durable. ``simulatePowerLoss(_:keepUnsyncedNames:using:)`` then
+/// up to its last `/`) durable. ``simulatePowerLoss(_:seed:keepUnsyncedNames:)`` then
 /// rebuilds every file from what a power cut could have left.
 ///
 /// As in POSIX, an open file keeps referring to its bytes after it is renamed, replaced or
@@ -124,12 +105,19 @@ public final class MemoryFileSystem: StorageFileSystem {
     /// without a name are gone.
     ///
     /// Every handle opened before the call is dead afterwards (its calls throw EIO, as for a
-    /// process that did not survive), and every lock is released. Files are visited in
-    /// creation order, so a seeded `generator` replays the same outcome.
+    /// process that did not survive), and every lock is released. The same `seed` replays
+    /// the same outcome.
+    public func simulatePowerLoss(_ policy: PowerLossPolicy, seed: UInt64, keepUnsyncedNames: Bool = false) {
+        var generator = SplitMix64(seed: seed)
+        simulatePowerLoss(policy, using: &generator, keepUnsyncedNames: keepUnsyncedNames)
+    }
+
+    /// ``simulatePowerLoss(_:seed:keepUnsyncedNames:)`` drawing from `generator`. Files are
+    /// visited in creation order, so a seeded generator replays the same outcome.
     public func simulatePowerLoss(
         _ policy: PowerLossPolicy,
-        keepUnsyncedNames: Bool = false,
-        using generator: inout some RandomNumberGenerator
+        using generator: inout some RandomNumberGenerator,
+        keepUnsyncedNames: Bool = false
     ) {
         state.withLock { state in
             let survivingNames = keepUnsyncedNames || !state.tracksDurability ? state.names : state.durableNames
@@ -240,6 +228,33 @@ public final class MemoryFileSystem: StorageFileSystem {
     }
 }
 
+extension MemoryFileSystem {
+    /// Which unsynced changes reach the disk when ``MemoryFileSystem/simulatePowerLoss(_:seed:keepUnsyncedNames:)``
+    /// cuts the power. Each file is decided on its own, from its durable content (as of its
+    /// last sync) and its pending writes and truncates since then.
+    public enum PowerLossPolicy: Sendable, Equatable, CaseIterable {
+        /// Only what was synced survives.
+        case dropAllUnsynced
+        /// Every change survives, as if the OS cache had been flushed just in time.
+        case keepAllUnsynced
+        /// Each pending change survives with probability 1/2; survivors are applied in order.
+        case keepRandomSubset
+        /// Every pending change survives except the last, which is torn: it keeps the prefix
+        /// that ends at a random multiple of `boundary` (a sector size such as 512 or 4096,
+        /// counted from file offset 0) strictly inside it, or nothing. A torn truncate is lost.
+        case tearLastWrite(boundary: Int)
+        /// A random subset of the pending changes survives, applied in a random order, as
+        /// when the disk writes back cached blocks in its own order.
+        case reorder
+
+        /// Every policy, tearing at both common sector sizes.
+        public static let allCases: [PowerLossPolicy] = [
+            .dropAllUnsynced, .keepAllUnsynced, .keepRandomSubset,
+            .tearLastWrite(boundary: 512), .tearLastWrite(boundary: 4096), .reorder,
+        ]
+    }
+}
+
 /// One file's bytes, and what a power loss could make of them.
 struct MemoryFileNode: Sendable {
     /// What reads see.
@@ -260,7 +275,9 @@ struct MemoryFileNode: Sendable {
         return count
     }
 
+    /// Like `pwrite`, an empty write changes nothing, even past the end.
     mutating func write(_ bytes: UnsafeRawBufferPointer, at offset: Int, tracksDurability: Bool) {
+        guard !bytes.isEmpty else { return }
         current.overwrite(at: offset, with: bytes)
         if tracksDurability { pending.append(.write(offset: offset, bytes: Array(bytes))) }
     }
@@ -277,7 +294,7 @@ struct MemoryFileNode: Sendable {
         pending = []
     }
 
-    func contentAfterPowerLoss(_ policy: PowerLossPolicy, using generator: inout some RandomNumberGenerator) -> [UInt8] {
+    func contentAfterPowerLoss(_ policy: MemoryFileSystem.PowerLossPolicy, using generator: inout some RandomNumberGenerator) -> [UInt8] {
         switch policy {
         case .dropAllUnsynced:
             return durable

@@ -15,20 +15,10 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// SplitMix64: small, fast and seedable, so every randomized test can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
+/// The engine's seeded generator, so every randomized test can be replayed.
+typealias SeededGenerator = SplitMix64
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     mutating func bytes(count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
     }

@@ -1,0 +1,24 @@
+import ArgumentParser
+import MagicalStore
+
+struct CompactCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compact",
+        abstract: "Rewrite a store without its dead space.",
+        discussion: "Copies every live tree into a new file, syncs it and renames it over the store, so a crash leaves the old store or the new one. Needs the store's write lock: it fails with \"store is locked\" while another process has it open for writing."
+    )
+
+    @Argument(help: "The store file.")
+    var store: String
+
+    func run() throws {
+        let result = try reportingErrors {
+            let opened = try Store(path: store, options: StoreOptions(createIfMissing: false))
+            let result = try opened.compact()
+            try opened.close()
+            return result
+        }
+        let reclaimed = result.bytesBefore - min(result.bytesBefore, result.bytesAfter)
+        print("compacted \(store): \(humanBytes(result.bytesBefore)) -> \(humanBytes(result.bytesAfter)), reclaimed \(humanBytes(reclaimed))")
+    }
+}
