@@ -4,11 +4,13 @@ import PackageDescription
 let package = Package(
     name: "MagicalRecord",
     products: [
+        .library(name: "MagicalRecord", targets: ["MagicalRecord"]),
         .library(name: "MagicalStore", targets: ["MagicalStore"]),
         .executable(name: "mrstore", targets: ["mrstore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // The system liblz4 (apt: liblz4-dev), used for page compression.
@@ -24,6 +26,14 @@ let package = Package(
             name: "MagicalStore",
             dependencies: ["CLZ4", "CCRC32C"]
         ),
+        // The object layer: models, contexts, fetching, import, migration. On top of MagicalStore.
+        .target(
+            name: "MagicalRecord",
+            dependencies: [
+                "MagicalStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "mrstore",
             dependencies: [
@@ -34,6 +44,11 @@ let package = Package(
         .testTarget(
             name: "MagicalStoreTests",
             dependencies: ["MagicalStore"]
+        ),
+        .testTarget(
+            name: "MagicalRecordTests",
+            dependencies: ["MagicalRecord"],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "mrstoreTests",

@@ -1,12 +1,17 @@
-/// Little-endian integers and LEB128 varints, the primitives of every on-disk structure.
+/// Little-endian integers and LEB128 varints, the primitives of every on-disk structure
+/// (public: the object layer's records use the same ones).
 extension Array where Element == UInt8 {
-    mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+    public mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
         var littleEndian = value.littleEndian
         Swift.withUnsafeBytes(of: &littleEndian) { append(contentsOf: $0) }
     }
 
-    mutating func appendVarint(_ value: Int) {
-        var remaining = UInt64(value)
+    public mutating func appendVarint(_ value: Int) {
+        appendVarint(UInt64(value))
+    }
+
+    public mutating func appendVarint(_ value: UInt64) {
+        var remaining = value
         while remaining >= 0x80 {
             append(UInt8(truncatingIfNeeded: remaining) | 0x80)
             remaining >>= 7
@@ -22,7 +27,7 @@ extension Array where Element == UInt8 {
 
 extension UnsafeRawBufferPointer {
     /// Reads a little-endian integer at `offset`; the caller has checked the bounds.
-    func loadLittleEndian<T: FixedWidthInteger>(at offset: Int, as type: T.Type) -> T {
+    public func loadLittleEndian<T: FixedWidthInteger>(at offset: Int, as type: T.Type) -> T {
         T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 }
@@ -40,39 +45,42 @@ func varintSize(_ value: Int) -> Int {
 
 /// A bounds-checked reader over untrusted bytes: every read past the end or malformed
 /// varint returns nil instead of trapping, so damaged pages become typed errors.
-struct ByteReader {
-    let bytes: UnsafeRawBufferPointer
-    var position: Int
+public struct ByteReader {
+    public let bytes: UnsafeRawBufferPointer
+    public var position: Int
 
-    init(_ bytes: UnsafeRawBufferPointer, at position: Int = 0) {
+    public init(_ bytes: UnsafeRawBufferPointer, at position: Int = 0) {
         self.bytes = bytes
         self.position = position
     }
 
-    mutating func read<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+    public mutating func read<T: FixedWidthInteger>(_ type: T.Type) -> T? {
         let size = MemoryLayout<T>.size
         guard position >= 0, position <= bytes.count - size else { return nil }
         defer { position += size }
         return bytes.loadLittleEndian(at: position, as: T.self)
     }
 
-    mutating func readVarint() -> Int? {
+    public mutating func readVarint() -> Int? {
+        guard let value = readVarintUInt64(), value <= UInt64(Int.max) else { return nil }
+        return Int(value)
+    }
+
+    public mutating func readVarintUInt64() -> UInt64? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while position < bytes.count, shift < 64 {
             let byte = bytes[position]
             position += 1
             result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 {
-                return result <= UInt64(Int.max) ? Int(result) : nil
-            }
+            if byte & 0x80 == 0 { return result }
             shift += 7
         }
         return nil
     }
 
     /// Skips `count` bytes, returning the offset where they start.
-    mutating func skip(_ count: Int) -> Int? {
+    public mutating func skip(_ count: Int) -> Int? {
         guard count >= 0, position <= bytes.count - count else { return nil }
         defer { position += count }
         return position

@@ -1,0 +1,101 @@
+import Foundation
+
+/// An object of an entity, living in one context. Subclass it for typed properties
+/// (see ``Field``), or use it as it is through `value(forKey:)` and `setValue(_:forKey:)`.
+///
+/// Thread rules: an object belongs to its context. Its state is guarded by the
+/// context's lock, so using it from another thread is memory-safe, but to see a
+/// consistent view use it inside the context's `perform`/`performAndWait` (or on the
+/// main thread for a main-queue context), as with Core Data. To hand an object to
+/// another context, pass its ``objectID`` or call ``inContext(_:)``.
+open class ManagedObject: @unchecked Sendable, CustomStringConvertible {
+    public let objectID: ObjectID
+    public let entity: Entity
+    /// The context the object belongs to; nil once that context is gone.
+    public private(set) weak var managedObjectContext: ManagedObjectContext?
+    /// Guarded by the context's lock.
+    var state: ObjectState
+    var isDeletedInContext = false
+
+    /// Made by contexts only: an object exists in a context (`insertObject`, fetches,
+    /// `existingObject(with:)`). Subclasses inherit it and declare no initializers.
+    public required init(_ seed: ObjectSeed) {
+        self.objectID = seed.objectID
+        self.entity = seed.entity
+        self.managedObjectContext = seed.context
+        self.state = seed.state
+    }
+
+    /// The entity a subclass stands for; by default the class's own name. Override it
+    /// when they differ (MagicalRecord's `entityName`).
+    open class var entityName: String {
+        String(describing: self)
+    }
+
+    /// Whether the object was deleted in its context (and not yet saved).
+    public var isDeleted: Bool { withContextLock { isDeletedInContext } }
+
+    /// Whether the object was created in its context and not yet saved.
+    public var isInserted: Bool {
+        withContextLock { managedObjectContext?.insertedIDs.contains(objectID) ?? false }
+    }
+
+    /// Whether the object has unsaved changes in its context.
+    public var hasChanges: Bool {
+        withContextLock { managedObjectContext?.changedObjects[objectID] != nil }
+    }
+
+    // MARK: Attributes
+
+    /// The value of attribute `key` (`.null` for nil). Unknown keys read as `.null`; use
+    /// ``attributeValue(forKey:)`` to have them reported.
+    public subscript(key: String) -> AttributeValue {
+        (try? attributeValue(forKey: key)) ?? .null
+    }
+
+    public func attributeValue(forKey key: String) throws(MagicalRecordError) -> AttributeValue {
+        guard let position = entity.slot(ofAttribute: key) else { throw .unknownAttribute(entity: entity.name, name: key) }
+        return withContextLock { state.attributes[position] }
+    }
+
+    /// Sets attribute `key`. Integers are range-checked for their width, and numbers
+    /// convert between kinds when no precision is lost (an `.integer(3)` sets a Double
+    /// attribute to 3.0); anything else that does not fit the type is refused.
+    public func setValue(_ value: AttributeValue, forKey key: String) throws(MagicalRecordError) {
+        guard let position = entity.slot(ofAttribute: key) else { throw .unknownAttribute(entity: entity.name, name: key) }
+        let attribute = entity.attributes[position]
+        guard let converted = AttributeCoercion.convert(value, to: attribute.type) else {
+            throw .typeMismatch(entity: entity.name, attribute: key, expected: attribute.type, value: value)
+        }
+        try changeState { $0.attributes[position] = converted }
+    }
+
+    /// Runs `body` on the state, under the context's lock, and records the change.
+    func changeState(_ body: (inout ObjectState) throws(MagicalRecordError) -> Void) throws(MagicalRecordError) {
+        guard let context = managedObjectContext else { throw .wrongContext(objectID) }
+        try context.withLock { () throws(MagicalRecordError) in
+            try body(&state)
+            context.noteChanged(self)
+        }
+    }
+
+    func withContextLock<T>(_ body: () throws -> T) rethrows -> T {
+        guard let context = managedObjectContext else { return try body() }
+        return try context.withLock(body)
+    }
+
+    open var description: String {
+        let values = withContextLock {
+            zip(entity.attributes, state.attributes).map { "\($0.name): \($1)" }.joined(separator: ", ")
+        }
+        return "<\(entity.name) \(objectID.uriRepresentation) { \(values) }>"
+    }
+}
+
+/// What a context hands to ``ManagedObject/init(_:)``: opaque outside the library.
+public struct ObjectSeed {
+    let objectID: ObjectID
+    let entity: Entity
+    let context: ManagedObjectContext
+    let state: ObjectState
+}

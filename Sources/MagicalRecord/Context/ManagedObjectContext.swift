@@ -1,0 +1,137 @@
+import Dispatch
+import Foundation
+
+/// A scratch pad of objects over a store: fetches see the store merged with the
+/// unsaved changes of this context and its parents; a save hands the changes to the
+/// parent, or (for the root) commits them to the store as one transaction.
+///
+/// Thread rules: each context has a serial queue (the main queue for a main-queue
+/// context). `perform` runs work there asynchronously, `performAndWait` synchronously
+/// (inline when already on it, or on the main thread for a main-queue context). All of a
+/// context's state, and its objects', is guarded by one lock, so no call is a data race;
+/// consistency across several calls is what the queue gives you.
+public final class ManagedObjectContext: @unchecked Sendable {
+    public enum ConcurrencyType: Sendable {
+        /// Work runs on `DispatchQueue.main`.
+        case mainQueue
+        /// Work runs on a serial queue of the context's own.
+        case privateQueue
+    }
+
+    public let concurrencyType: ConcurrencyType
+    public let parent: ManagedObjectContext?
+    /// A name for logs and debugging.
+    public var name: String? {
+        get { withLock { storedName } }
+        set { withLock { storedName = newValue } }
+    }
+
+    let stack: ObjectStack
+    let queue: DispatchQueue
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    private let lock = NSRecursiveLock()
+
+    // Guarded by `lock`.
+    private var storedName: String?
+    private var registered: [ObjectID: WeakObject] = [:]
+    /// Objects with unsaved changes (inserted, updated or deleted), kept alive until saved.
+    var changedObjects: [ObjectID: ManagedObject] = [:]
+    var changeOrder: [ObjectID] = []
+    var insertedIDs: Set<ObjectID> = []
+    var deletedIDs: Set<ObjectID> = []
+
+    init(concurrencyType: ConcurrencyType, parent: ManagedObjectContext?, stack: ObjectStack, name: String?) {
+        self.concurrencyType = concurrencyType
+        self.parent = parent
+        self.stack = stack
+        self.storedName = name
+        switch concurrencyType {
+        case .mainQueue: queue = .main
+        case .privateQueue: queue = DispatchQueue(label: "MagicalRecord.context" + (name.map { "." + $0 } ?? ""))
+        }
+        queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        stack.register(self)
+    }
+
+    public var model: ObjectModel { stack.store.model }
+
+    /// Whether the context holds unsaved changes.
+    public var hasChanges: Bool { withLock { !changedObjects.isEmpty } }
+
+    // MARK: Queues
+
+    /// Runs `body` on the context's queue and returns at once.
+    public func perform(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
+    /// Runs `body` on the context's queue and waits for it; inline when the caller is
+    /// already there (or on the main thread, for a main-queue context).
+    public func performAndWait<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        if isOnQueue { return try body() }
+        return try queue.sync { Result { () throws(E) -> T in try body() } }.get()
+    }
+
+    /// Runs `body` on the context's queue and returns its result.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    private var isOnQueue: Bool {
+        if concurrencyType == .mainQueue && Thread.isMainThread { return true }
+        return DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+    }
+
+    // MARK: Bookkeeping (under the lock)
+
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// The object registered for `id`, if any is alive.
+    func registeredObject(_ id: ObjectID) -> ManagedObject? {
+        registered[id]?.object
+    }
+
+    func register(_ object: ManagedObject) {
+        registered[object.objectID] = WeakObject(object)
+    }
+
+    func noteChanged(_ object: ManagedObject) {
+        if changedObjects.updateValue(object, forKey: object.objectID) == nil {
+            changeOrder.append(object.objectID)
+        }
+    }
+
+    func forgetChanges() {
+        changedObjects = [:]
+        changeOrder = []
+        insertedIDs = []
+        deletedIDs = []
+    }
+
+    /// Every object registered and alive, for merges.
+    func registeredObjects() -> [ManagedObject] {
+        registered = registered.filter { $0.value.object != nil }
+        return registered.values.compactMap(\.object)
+    }
+
+    /// Drops every registered object and unsaved change: the context starts afresh.
+    public func reset() {
+        withLock {
+            registered = [:]
+            forgetChanges()
+        }
+    }
+}
+
+/// A registered object without keeping it alive: unchanged objects go when the caller
+/// drops them, as in Core Data.
+struct WeakObject {
+    weak var object: ManagedObject?
+    init(_ object: ManagedObject) { self.object = object }
+}

@@ -1,0 +1,51 @@
+import Synchronization
+
+/// What the contexts of one store share: the store, and the contexts to tell when the
+/// root commits, so their unchanged objects show the committed values.
+final class ObjectStack: Sendable {
+    let store: ObjectStore
+    private let contexts = Mutex<[WeakContext]>([])
+
+    init(store: ObjectStore) {
+        self.store = store
+    }
+
+    /// The root saving context (private queue, attached to the store) and the default
+    /// context (main queue, its child).
+    func makeContexts() -> (root: ManagedObjectContext, main: ManagedObjectContext) {
+        let root = ManagedObjectContext(concurrencyType: .privateQueue, parent: nil, stack: self, name: "root saving context")
+        let main = ManagedObjectContext(concurrencyType: .mainQueue, parent: root, stack: self, name: "default context")
+        return (root, main)
+    }
+
+    func register(_ context: ManagedObjectContext) {
+        contexts.withLock { contexts in
+            contexts.removeAll { $0.context == nil }
+            contexts.append(WeakContext(context: context))
+        }
+    }
+
+    /// Every live context but `excluded`.
+    func contexts(excluding excluded: ManagedObjectContext) -> [ManagedObjectContext] {
+        contexts.withLock { $0.compactMap(\.context) }.filter { $0 !== excluded }
+    }
+}
+
+private struct WeakContext: @unchecked Sendable {
+    weak var context: ManagedObjectContext?
+}
+
+/// The class to make objects of, per entity: subclasses register themselves the first
+/// time their typed API is used; everything else is a plain ``ManagedObject``.
+enum ObjectClassRegistry {
+    private static let classes = Mutex<[String: ManagedObject.Type]>([:])
+
+    static func register(_ type: ManagedObject.Type) {
+        let name = type.entityName
+        classes.withLock { $0[name] = type }
+    }
+
+    static func objectClass(for entity: String) -> ManagedObject.Type {
+        classes.withLock { $0[entity] } ?? ManagedObject.self
+    }
+}

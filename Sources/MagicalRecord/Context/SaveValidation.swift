@@ -1,0 +1,34 @@
+/// What a save checks before anything leaves the context: required attributes and
+/// relationships, integer ranges, to-many counts.
+enum SaveValidation {
+    /// Failures of the changed, not deleted, objects of a context (under its lock).
+    static func failures(in objects: [ManagedObject]) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        for object in objects where !object.isDeletedInContext {
+            let id = object.objectID
+            for (attribute, value) in zip(object.entity.attributes, object.state.attributes) {
+                if value.isNull && !attribute.isOptional {
+                    failures.append(ValidationFailure(object: id, reason: .missingRequiredAttribute(attribute.name)))
+                } else if !attribute.type.accepts(value) {
+                    failures.append(ValidationFailure(object: id, reason: .valueOutOfRange(attribute: attribute.name)))
+                }
+            }
+            for (relationship, targets) in zip(object.entity.relationships, object.state.relationships) {
+                switch targets {
+                case .toOne(nil) where !relationship.isOptional:
+                    failures.append(ValidationFailure(object: id, reason: .missingRequiredRelationship(relationship.name)))
+                case .toMany(let list):
+                    if relationship.minCount > 0 && list.count < relationship.minCount && !(list.isEmpty && relationship.isOptional) {
+                        failures.append(ValidationFailure(object: id, reason: .tooFewTargets(relationship: relationship.name, minimum: relationship.minCount)))
+                    }
+                    if relationship.maxCount > 0 && list.count > relationship.maxCount {
+                        failures.append(ValidationFailure(object: id, reason: .tooManyTargets(relationship: relationship.name, maximum: relationship.maxCount)))
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        return failures
+    }
+}

@@ -1,0 +1,65 @@
+/// An entity as the rest of the library uses it: its declaration resolved against the
+/// model, with inherited attributes and relationships, its subentities and its key.
+public final class Entity: Sendable, CustomStringConvertible {
+    public let name: String
+    public let declaration: EntityDescription
+    /// Parent entity first, this entity's own last.
+    public let attributes: [AttributeDescription]
+    public let relationships: [RelationshipDescription]
+    /// The chain of ancestors, nearest first.
+    public let ancestors: [String]
+    /// Every non-abstract entity a fetch of this one returns: itself (when concrete) and
+    /// its descendants, in model order.
+    public let concreteEntities: [String]
+    /// The attribute that identifies an object for import and relationships
+    /// (`relatedByAttribute`, else `<entityName>ID` when it exists), nil when there is none.
+    public let keyAttribute: String?
+    /// Attributes kept in an index: those marked indexed, and the key.
+    public let indexedAttributes: [String]
+
+    private let attributeSlots: [String: Int]
+    private let relationshipSlots: [String: Int]
+
+    init(
+        declaration: EntityDescription,
+        attributes: [AttributeDescription],
+        relationships: [RelationshipDescription],
+        ancestors: [String],
+        concreteEntities: [String],
+        keyAttribute: String?
+    ) {
+        self.name = declaration.name
+        self.declaration = declaration
+        self.attributes = attributes
+        self.relationships = relationships
+        self.ancestors = ancestors
+        self.concreteEntities = concreteEntities
+        self.keyAttribute = keyAttribute
+        self.indexedAttributes = attributes.filter { $0.isIndexed || $0.name == keyAttribute }.map(\.name)
+        attributeSlots = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+        relationshipSlots = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
+    }
+
+    public var isAbstract: Bool { declaration.isAbstract }
+    public var parent: String? { declaration.parent }
+    public var root: String { ancestors.last ?? name }
+    public var userInfo: [String: String] { declaration.userInfo }
+
+    public func attribute(named name: String) -> AttributeDescription? {
+        attributeSlots[name].map { attributes[$0] }
+    }
+
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationshipSlots[name].map { relationships[$0] }
+    }
+
+    /// The position of an attribute in ``attributes``: an object's value slot.
+    public func slot(ofAttribute name: String) -> Int? { attributeSlots[name] }
+
+    public func slot(ofRelationship name: String) -> Int? { relationshipSlots[name] }
+
+    /// Whether this entity is `other` or descends from it.
+    public func isKind(of other: String) -> Bool { name == other || ancestors.contains(other) }
+
+    public var description: String { "entity \(name)" }
+}

@@ -1,0 +1,30 @@
+/// A stable identifier of one object in one store: its entity and a number the store
+/// never gives to another object. Sendable, so it is what crosses between contexts and
+/// threads; `uriRepresentation` crosses between processes.
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
+    public let entityName: String
+    /// Unique within the store (not only within the entity), never reused.
+    public let number: Int64
+
+    public init(entityName: String, number: Int64) {
+        self.entityName = entityName
+        self.number = number
+    }
+
+    /// `x-magicalrecord:///Person/p42`: what ``init(uriRepresentation:)`` reads back.
+    public var uriRepresentation: String { "x-magicalrecord:///\(entityName)/p\(number)" }
+
+    /// Reads a ``uriRepresentation``; nil when `string` is not one.
+    public init?(uriRepresentation string: String) {
+        let prefix = "x-magicalrecord:///"
+        guard string.hasPrefix(prefix) else { return nil }
+        let parts = string.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].first == "p",
+              let number = Int64(parts[1].dropFirst()), number > 0 else { return nil }
+        self.init(entityName: String(parts[0]), number: number)
+    }
+
+    public var description: String { uriRepresentation }
+
+    public static func < (left: ObjectID, right: ObjectID) -> Bool { left.number < right.number }
+}

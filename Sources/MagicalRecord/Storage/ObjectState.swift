@@ -1,0 +1,38 @@
+/// Everything stored about one object: what a context changes, what a child context's
+/// save hands to its parent, and what the root's save writes.
+struct ObjectState: Sendable, Equatable {
+    let id: ObjectID
+    /// By position in ``Entity/attributes``.
+    var attributes: [AttributeValue]
+    /// By position in ``Entity/relationships``.
+    var relationships: [RelationshipState]
+
+    /// A new object: every attribute at its default, no relationships.
+    init(id: ObjectID, entity: Entity) {
+        self.id = id
+        attributes = entity.attributes.map(\.defaultValue)
+        relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+    }
+
+    init(id: ObjectID, attributes: [AttributeValue], relationships: [RelationshipState]) {
+        self.id = id
+        self.attributes = attributes
+        self.relationships = relationships
+    }
+}
+
+/// A relationship's targets. To-many targets live in a tree of their own and are read
+/// when first needed (`unloaded` until then).
+enum RelationshipState: Sendable, Equatable {
+    case toOne(ObjectID?)
+    case toMany([ObjectID])
+    case unloaded
+
+    var targets: [ObjectID] {
+        switch self {
+        case .toOne(let target): return target.map { [$0] } ?? []
+        case .toMany(let targets): return targets
+        case .unloaded: return []
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import MagicalStore
+
+/// The bytes of one object's record (Spec/OBJECT-STORE.md, "Records"): its attributes and
+/// to-one references, each under its slot number. A slot the record lacks reads as the
+/// attribute's default, so adding an attribute rewrites nothing.
+struct RecordCoder: Sendable {
+    let entity: Entity
+    let entityCode: Int
+    /// Slot numbers by attribute position, and by relationship position (to-one only).
+    private let attributeSlots: [Int]
+    private let toOneSlots: [Int?]
+    /// Slot number → attribute position (>= 0) or -1 - relationship position.
+    private let positions: [Int: Int]
+    private let entityNames: [Int: String]
+    private let slots: SlotMap
+
+    static let formatVersion: UInt8 = 1
+
+    enum Tag {
+        static let null: UInt8 = 0
+        static let integer: UInt8 = 1
+        static let double: UInt8 = 2
+        static let float: UInt8 = 3
+        static let decimal: UInt8 = 4
+        static let `false`: UInt8 = 5
+        static let `true`: UInt8 = 6
+        static let string: UInt8 = 7
+        static let date: UInt8 = 8
+        static let data: UInt8 = 9
+        static let uuid: UInt8 = 10
+        static let uri: UInt8 = 11
+        static let object: UInt8 = 12
+    }
+
+    init(entity: Entity, slots: SlotMap) throws(MagicalRecordError) {
+        guard let code = slots.entityCode(entity.name) else { throw .damagedMetadata("no entity code for \(entity.name)") }
+        self.entity = entity
+        self.entityCode = code
+        self.slots = slots
+        var attributeSlots: [Int] = []
+        var positions: [Int: Int] = [:]
+        for (position, attribute) in entity.attributes.enumerated() {
+            guard let slot = slots.slot(entity.name, attribute.name) else { throw .damagedMetadata("no slot for \(entity.name).\(attribute.name)") }
+            attributeSlots.append(slot)
+            positions[slot] = position
+        }
+        var toOneSlots: [Int?] = []
+        for (position, relationship) in entity.relationships.enumerated() {
+            let slot = relationship.isToMany ? nil : slots.slot(entity.name, relationship.name)
+            if !relationship.isToMany && slot == nil { throw .damagedMetadata("no slot for \(entity.name).\(relationship.name)") }
+            toOneSlots.append(slot)
+            if let slot { positions[slot] = -1 - position }
+        }
+        self.attributeSlots = attributeSlots
+        self.toOneSlots = toOneSlots
+        self.positions = positions
+        self.entityNames = slots.entityNamesByCode()
+    }
+
+    func encode(_ state: ObjectState) -> [UInt8] {
+        var bytes: [UInt8] = [Self.formatVersion]
+        bytes.appendVarint(entityCode)
+        var fields: [UInt8] = []
+        var count = 0
+        for (position, value) in state.attributes.enumerated() where !value.isNull {
+            fields.appendVarint(attributeSlots[position])
+            append(value, to: &fields)
+            count += 1
+        }
+        for (position, relationship) in state.relationships.enumerated() {
+            guard let slot = toOneSlots[position], case .toOne(let target?) = relationship,
+                  let code = slots.entityCode(target.entityName) else { continue }
+            fields.appendVarint(slot)
+            fields.append(Tag.object)
+            fields.appendVarint(code)
+            fields.appendVarint(Int(target.number))
+            count += 1
+        }
+        bytes.appendVarint(count)
+        bytes += fields
+        return bytes
+    }
+
+    /// The state stored in `bytes` for object `number`. To-many relationships come back
+    /// `unloaded`; attributes the record lacks, at their defaults.
+    func decode(_ bytes: [UInt8], number: Int64) throws(MagicalRecordError) -> ObjectState {
+        let id = ObjectID(entityName: entity.name, number: number)
+        var attributes = entity.attributes.map(\.defaultValue)
+        var relationships: [RelationshipState] = entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) }
+        let damaged = MagicalRecordError.damagedRecord(id)
+        let decoded: Bool = bytes.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            guard reader.read(UInt8.self) == Self.formatVersion,
+                  reader.readVarint() == entityCode,
+                  let count = reader.readVarint() else { return false }
+            for _ in 0..<count {
+                guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { return false }
+                if tag == Tag.object {
+                    guard let code = reader.readVarint(), let target = reader.readVarint() else { return false }
+                    guard let position = positions[slot], position < 0, let name = entityNames[code] else { continue }
+                    relationships[-1 - position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
+                    continue
+                }
+                guard let value = Self.readValue(tag, &reader) else { return false }
+                // A slot of a property this model no longer has is skipped (Spec: O12).
+                if let position = positions[slot], position >= 0 { attributes[position] = value }
+            }
+            return reader.position == raw.count
+        }
+        guard decoded else { throw damaged }
+        return ObjectState(id: id, attributes: attributes, relationships: relationships)
+    }
+
+    private func append(_ value: AttributeValue, to bytes: inout [UInt8]) {
+        switch value {
+        case .null:
+            bytes.append(Tag.null)
+        case .integer(let number):
+            bytes.append(Tag.integer)
+            bytes.appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)))
+        case .double(let number):
+            bytes.append(Tag.double)
+            bytes.appendLittleEndian(number.bitPattern)
+        case .float(let number):
+            bytes.append(Tag.float)
+            bytes.appendLittleEndian(number.bitPattern)
+        case .decimal(let number):
+            bytes.append(Tag.decimal)
+            appendText(number.description, to: &bytes)
+        case .bool(let flag):
+            bytes.append(flag ? Tag.true : Tag.false)
+        case .string(let text):
+            bytes.append(Tag.string)
+            appendText(text, to: &bytes)
+        case .date(let date):
+            bytes.append(Tag.date)
+            bytes.appendLittleEndian(date.timeIntervalSince1970.bitPattern)
+        case .data(let data):
+            bytes.append(Tag.data)
+            bytes.appendVarint(data.count)
+            bytes += data
+        case .uuid(let uuid):
+            bytes.append(Tag.uuid)
+            withUnsafeBytes(of: uuid.uuid) { bytes += $0 }
+        case .uri(let url):
+            bytes.append(Tag.uri)
+            appendText(url.absoluteString, to: &bytes)
+        }
+    }
+
+    private func appendText(_ text: String, to bytes: inout [UInt8]) {
+        bytes.appendVarint(text.utf8.count)
+        bytes += text.utf8
+    }
+
+    private static func readValue(_ tag: UInt8, _ reader: inout ByteReader) -> AttributeValue? {
+        switch tag {
+        case Tag.null: return .null
+        case Tag.integer:
+            guard let zigzag = reader.readVarintUInt64() else { return nil }
+            return .integer(Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1))))
+        case Tag.double: return reader.read(UInt64.self).map { .double(Double(bitPattern: $0)) }
+        case Tag.float: return reader.read(UInt32.self).map { .float(Float(bitPattern: $0)) }
+        case Tag.decimal: return readText(&reader).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) }
+        case Tag.false: return .bool(false)
+        case Tag.true: return .bool(true)
+        case Tag.string: return readText(&reader).map { .string($0) }
+        case Tag.date: return reader.read(UInt64.self).map { .date(Date(timeIntervalSince1970: Double(bitPattern: $0))) }
+        case Tag.data:
+            guard let count = reader.readVarint(), let start = reader.skip(count) else { return nil }
+            return .data(Data(reader.bytes[start..<start + count]))
+        case Tag.uuid:
+            guard let start = reader.skip(16) else { return nil }
+            let raw = reader.bytes
+            return .uuid(UUID(uuid: (raw[start], raw[start + 1], raw[start + 2], raw[start + 3], raw[start + 4], raw[start + 5],
+                                     raw[start + 6], raw[start + 7], raw[start + 8], raw[start + 9], raw[start + 10],
+                                     raw[start + 11], raw[start + 12], raw[start + 13], raw[start + 14], raw[start + 15])))
+        case Tag.uri: return readText(&reader).flatMap { URL(string: $0) }.map { .uri($0) }
+        default: return nil
+        }
+    }
+
+    private static func readText(_ reader: inout ByteReader) -> String? {
+        guard let count = reader.readVarint(), let start = reader.skip(count) else { return nil }
+        return String(validating: reader.bytes[start..<start + count], as: UTF8.self)
+    }
+}

@@ -1,0 +1,42 @@
+/// Stable numbers for a store's entities and properties, assigned once and kept in the
+/// store, so records name fields by number and stay readable when a model gains, loses
+/// or renames properties (Spec/OBJECT-STORE.md, "Slots").
+struct SlotMap: Sendable, Equatable {
+    /// `Entity` → entity code; `Entity.property` → slot within that entity's records.
+    private(set) var codes: [String: Int]
+
+    init(codes: [String: Int] = [:]) {
+        self.codes = codes
+    }
+
+    func entityCode(_ entity: String) -> Int? { codes[entity] }
+
+    func slot(_ entity: String, _ property: String) -> Int? { codes[entity + "." + property] }
+
+    /// Gives every entity and property of `model` that has no number yet the next free one.
+    /// Returns whether anything was added.
+    @discardableResult
+    mutating func assign(_ model: ObjectModel) -> Bool {
+        let before = codes.count
+        var nextEntity = (codes.filter { !$0.key.contains(".") }.values.max() ?? 0) + 1
+        for entity in model.entities {
+            if codes[entity.name] == nil {
+                codes[entity.name] = nextEntity
+                nextEntity += 1
+            }
+            let prefix = entity.name + "."
+            var nextSlot = (codes.filter { $0.key.hasPrefix(prefix) }.values.max() ?? 0) + 1
+            for name in entity.attributes.map(\.name) + entity.relationships.filter({ !$0.isToMany }).map(\.name)
+            where codes[prefix + name] == nil {
+                codes[prefix + name] = nextSlot
+                nextSlot += 1
+            }
+        }
+        return codes.count != before
+    }
+
+    /// Entity names by code, for reading to-one references.
+    func entityNamesByCode() -> [Int: String] {
+        Dictionary(uniqueKeysWithValues: codes.filter { !$0.key.contains(".") }.map { ($0.value, $0.key) })
+    }
+}

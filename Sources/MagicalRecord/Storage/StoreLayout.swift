@@ -1,0 +1,48 @@
+import Foundation
+import MagicalStore
+
+/// Where the object layer keeps things in the engine's named trees (Spec/OBJECT-STORE.md).
+enum StoreLayout {
+    /// Metadata: the model, the slot map, the object-number counter.
+    static let metadataTree = "mr.meta"
+
+    /// Records of one concrete entity, keyed by object number.
+    static func objectTree(_ entity: String) -> String { "o.\(entity)" }
+
+    /// One index of one concrete entity: key (value, object number), empty value.
+    static func indexTree(_ entity: String, _ attribute: String) -> String { "i.\(entity).\(attribute)" }
+
+    /// One to-many relationship of one concrete entity: key (source number, target
+    /// number), or (source number, position) for an ordered one; value: the target's
+    /// entity code and number.
+    static func relationshipTree(_ entity: String, _ relationship: String) -> String { "r.\(entity).\(relationship)" }
+
+    static func objectKey(_ number: Int64) -> [UInt8] { KeyEncoding.encode([.int(number)]) }
+
+    static func indexKey(_ value: AttributeValue, _ number: Int64) -> [UInt8] {
+        KeyEncoding.encode([keyValue(value), .int(number)])
+    }
+
+    /// All index entries for `value`: a byte prefix of every ``indexKey(_:_:)`` for it (K9).
+    static func indexPrefix(_ value: AttributeValue) -> [UInt8] {
+        KeyEncoding.encode([keyValue(value)])
+    }
+
+    /// The key-encoding form of an attribute value, so index order is value order.
+    /// Decimals index as doubles: the planner re-checks candidates against the predicate.
+    static func keyValue(_ value: AttributeValue) -> KeyValue {
+        switch value {
+        case .null: return .null
+        case .integer(let number): return .int(number)
+        case .double(let number): return .double(number)
+        case .float(let number): return .double(Double(number))
+        case .decimal: return .double(value.doubleValue ?? 0)
+        case .bool(let flag): return .bool(flag)
+        case .string(let text): return .string(text)
+        case .date(let date): return .date(date)
+        case .data(let bytes): return .bytes(Array(bytes))
+        case .uuid(let uuid): return .bytes(withUnsafeBytes(of: uuid.uuid) { Array($0) })
+        case .uri(let url): return .string(url.absoluteString)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import MagicalStore
+
+/// The object layer's metadata tree (Spec/OBJECT-STORE.md, "Metadata"): the model the
+/// store was written with and its slot map (one JSON model description, Spec/MODEL.md),
+/// and the highest object number given out.
+struct StoreMetadata {
+    enum Key {
+        static let model = Array("model".utf8)
+        static let lastNumber = Array("lastNumber".utf8)
+    }
+
+    var model: ObjectModel
+    var slots: SlotMap
+    var lastNumber: Int64
+
+    /// The metadata of `store`, or nil for a store the object layer has never written.
+    static func load(from store: Store) throws -> StoreMetadata? {
+        let snapshot = try store.read()
+        guard let tree = try snapshot.treeIfPresent(StoreLayout.metadataTree) else { return nil }
+        guard let modelBytes = try tree.get(Key.model), let numberBytes = try tree.get(Key.lastNumber), numberBytes.count == 8 else {
+            throw MagicalRecordError.damagedMetadata("the model or the object counter is missing")
+        }
+        let description: JSONModelDescription
+        do {
+            description = try JSONModelDescription(data: Data(modelBytes), source: "the store's model")
+        } catch {
+            throw MagicalRecordError.damagedMetadata("the stored model does not read: \(error)")
+        }
+        return StoreMetadata(
+            model: description.versions.current, slots: SlotMap(codes: description.currentSlots), lastNumber: decodeNumber(numberBytes)
+        )
+    }
+
+    func save(in transaction: WriteTransaction) throws {
+        let tree = try transaction.openTree(StoreLayout.metadataTree)
+        try tree.put(Key.model, Array(JSONModelDescription(model, slots: slots.codes).encoded()))
+        try tree.put(Key.lastNumber, Self.encodeNumber(lastNumber))
+    }
+
+    static func saveLastNumber(_ number: Int64, in transaction: WriteTransaction) throws {
+        try transaction.tree(StoreLayout.metadataTree).put(Key.lastNumber, encodeNumber(number))
+    }
+
+    private static func encodeNumber(_ number: Int64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendLittleEndian(number)
+        return bytes
+    }
+
+    private static func decodeNumber(_ bytes: [UInt8]) -> Int64 {
+        bytes.withUnsafeBytes { $0.loadLittleEndian(at: 0, as: Int64.self) }
+    }
+}

@@ -1,0 +1,103 @@
+import MagicalStore
+
+/// One committed state of an object store, read through the engine's snapshot: what
+/// fetches and faults see. Later commits do not change it.
+struct StoreSnapshot: @unchecked Sendable {
+    let store: ObjectStore
+    let transaction: ReadTransaction
+
+    /// The stored state of `id`, or nil when no such object is stored.
+    func state(of id: ObjectID) throws(MagicalRecordError) -> ObjectState? {
+        let coder = try store.coder(for: id.entityName)
+        guard let bytes = try withStoreErrors({
+            try transaction.tree(StoreLayout.objectTree(id.entityName)).get(StoreLayout.objectKey(id.number))
+        }) else { return nil }
+        return try coder.decode(bytes, number: id.number)
+    }
+
+    /// Objects of `entity` and its subentities: O(1) per concrete entity.
+    func count(of entity: Entity) throws(MagicalRecordError) -> Int {
+        try withStoreErrors {
+            try entity.concreteEntities.reduce(0) { $0 + (try transaction.tree(StoreLayout.objectTree($1)).count) }
+        }
+    }
+
+    /// Every stored object of the concrete entity `entityName`, in id order, until `body`
+    /// returns false.
+    func scan(_ entityName: String, _ body: (ObjectState) throws -> Bool) throws(MagicalRecordError) {
+        let coder = try store.coder(for: entityName)
+        try withStoreErrors {
+            try transaction.tree(StoreLayout.objectTree(entityName)).scan { key, value in
+                try body(try coder.decode(value, number: try Self.number(fromObjectKey: key, entity: entityName)))
+            }
+        }
+    }
+
+    /// Object numbers from the index of `attribute` of the concrete entity `entityName`
+    /// whose keys fall in `range`, in index order (reversed when `reverse`), until `body`
+    /// returns false.
+    func scanIndex(
+        _ entityName: String, _ attribute: String, _ range: KeyRange, reverse: Bool = false,
+        _ body: (Int64) throws -> Bool
+    ) throws(MagicalRecordError) {
+        try withStoreErrors {
+            try transaction.tree(StoreLayout.indexTree(entityName, attribute)).scan(range, reverse: reverse) { key, _ in
+                guard let number = try KeyEncoding.decode(key).last, case .int(let value) = number else {
+                    throw MagicalRecordError.damagedMetadata("index \(entityName).\(attribute) holds a malformed key")
+                }
+                return try body(value)
+            }
+        }
+    }
+
+    /// The objects of `entity` (and its subentities) whose `attribute` equals `value`,
+    /// through the index.
+    func objects(of entity: Entity, where attribute: String, equals value: AttributeValue) throws(MagicalRecordError) -> [ObjectID] {
+        var found: [ObjectID] = []
+        for name in entity.concreteEntities {
+            try scanIndex(name, attribute, .prefix(StoreLayout.indexPrefix(value))) { number in
+                found.append(ObjectID(entityName: name, number: number))
+                return true
+            }
+        }
+        return found
+    }
+
+    /// The targets of a to-many relationship of `id`, in order for an ordered one.
+    func targets(of id: ObjectID, _ relationship: RelationshipDescription) throws(MagicalRecordError) -> [ObjectID] {
+        let names = store.slots.entityNamesByCode()
+        var targets: [ObjectID] = []
+        try withStoreErrors {
+            let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
+            try tree.scan(.prefix(StoreLayout.objectKey(id.number))) { _, value in
+                targets.append(try Self.decodeTarget(value, names: names))
+                return true
+            }
+        }
+        return targets
+    }
+
+    static func number(fromObjectKey key: [UInt8], entity: String) throws -> Int64 {
+        guard let first = try KeyEncoding.decode(key).first, case .int(let number) = first else {
+            throw MagicalRecordError.damagedMetadata("the object tree of \(entity) holds a malformed key")
+        }
+        return number
+    }
+
+    static func encodeTarget(_ target: ObjectID, code: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendVarint(code)
+        bytes.appendVarint(Int(target.number))
+        return bytes
+    }
+
+    static func decodeTarget(_ bytes: [UInt8], names: [Int: String]) throws -> ObjectID {
+        try bytes.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            guard let code = reader.readVarint(), let number = reader.readVarint(), let name = names[code] else {
+                throw MagicalRecordError.damagedMetadata("a relationship tree holds a malformed target")
+            }
+            return ObjectID(entityName: name, number: Int64(number))
+        }
+    }
+}
