@@ -29,6 +29,10 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
     case wrongContext(ObjectID)
     /// A `saveWithBlock` block threw an error of its own; nothing was saved.
     case blockFailed(String)
+    /// A fetch's predicate does not parse, or does not fit the entity it filters.
+    case predicate(ObjectPredicateError, entity: String)
+    /// A fetch request that cannot run: an unknown sort key, property or aggregate.
+    case invalidFetch(String)
 
     public var description: String {
         switch self {
@@ -61,6 +65,10 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
             return "\(id) does not belong to this context: use object.inContext(_:) first"
         case .blockFailed(let reason):
             return "the save block failed, nothing was saved: \(reason)"
+        case .predicate(let error, let entity):
+            return "bad predicate for entity \(entity): \(error)"
+        case .invalidFetch(let reason):
+            return "invalid fetch: \(reason)"
         }
     }
 }

@@ -38,3 +38,9 @@ enum Log {
         log(.error, "save failed: \(error)")
     }
 }
+
+extension Log {
+    static func fetchFailed(_ request: FetchRequest, _ error: MagicalRecordError) {
+        log(.error, "fetch of \(request.entityName)\(request.predicate.map { " where \($0.predicateFormat)" } ?? "") failed: \(error)")
+    }
+}

@@ -1,0 +1,98 @@
+/// Running fetch requests in a context. Results include the unsaved changes of the
+/// context and its parents, as with Core Data; objects come back registered in this
+/// context (one object per id: an object already in the context is returned as it is).
+extension ManagedObjectContext {
+    /// Runs `request` and returns what its ``FetchRequest/resultType`` asks for
+    /// (MagicalRecord's `executeFetchRequest`). Failures are logged and thrown.
+    public func execute(_ request: FetchRequest) throws(MagicalRecordError) -> FetchResults {
+        switch request.resultType {
+        case .managedObjects: return .managedObjects(try fetch(request))
+        case .objectIDs: return .objectIDs(try fetchObjectIDs(request))
+        case .dictionaries: return .dictionaries(try fetchDictionaries(request))
+        case .count: return .count(try count(for: request))
+        }
+    }
+
+    /// The objects `request` matches, whatever its result type.
+    public func fetch(_ request: FetchRequest) throws(MagicalRecordError) -> [ManagedObject] {
+        try logged(request) { () throws(MagicalRecordError) in
+            let executor = try FetchExecutor(request, in: self)
+            let states = try executor.states()
+            return try withLock { () throws(MagicalRecordError) in
+                var objects: [ManagedObject] = []
+                objects.reserveCapacity(states.count)
+                for state in states {
+                    if let registered = registeredObject(state.id) {
+                        objects.append(registered)
+                    } else {
+                        objects.append(makeObject(state.id, try executor.view.entity(of: state.id), state))
+                    }
+                }
+                return objects
+            }
+        }
+    }
+
+    /// The ids of the objects `request` matches.
+    public func fetchObjectIDs(_ request: FetchRequest) throws(MagicalRecordError) -> [ObjectID] {
+        try logged(request) { () throws(MagicalRecordError) in
+            try FetchExecutor(request, in: self).states().map(\.id)
+        }
+    }
+
+    /// One dictionary per matching object, keyed by ``FetchRequest/propertiesToFetch``
+    /// (every attribute when nil); nil values are `.null`. With
+    /// ``FetchRequest/returnsDistinctResults``, equal dictionaries appear once (before
+    /// offset and limit apply).
+    public func fetchDictionaries(_ request: FetchRequest) throws(MagicalRecordError) -> [[String: AttributeValue]] {
+        try logged(request) { () throws(MagicalRecordError) in
+            let executor = try FetchExecutor(request, in: self)
+            let names = request.propertiesToFetch ?? executor.entity.attributes.map(\.name)
+            let paths = try names.map { (name) throws(MagicalRecordError) in
+                try FetchExecutor.attributePath(name, of: executor.entity, in: model, role: "property to fetch")
+            }
+            var rows: [[String: AttributeValue]] = []
+            var seen: Set<[String: AttributeValue]> = []
+            for state in try executor.states(sliced: !request.returnsDistinctResults) {
+                let subject = try executor.subject(state)
+                var row: [String: AttributeValue] = [:]
+                for (name, path) in zip(names, paths) {
+                    do {
+                        row[name] = try subject.attributeValue(at: path) ?? .null
+                    } catch {
+                        throw .invalidFetch("property \(name) cannot be read: \(error)")
+                    }
+                }
+                if request.returnsDistinctResults {
+                    guard seen.insert(row).inserted else { continue }
+                }
+                rows.append(row)
+            }
+            return request.returnsDistinctResults ? executor.slice(rows) : rows
+        }
+    }
+
+    /// How many objects `request` matches (offset and limit applied). O(1) without a
+    /// predicate when no unsaved change touches the entity.
+    public func count(for request: FetchRequest) throws(MagicalRecordError) -> Int {
+        try logged(request) { () throws(MagicalRecordError) in
+            try FetchExecutor(request, in: self).count()
+        }
+    }
+
+    /// How the store would be read for `request`: "scan", "index age (1 range)", ...
+    /// For tests and tools (`mrstore fetch --explain`).
+    public func plan(for request: FetchRequest) throws(MagicalRecordError) -> String {
+        try FetchExecutor(request, in: self).plan.description
+    }
+
+    /// Runs `body`, logging a failure with the request before passing it on.
+    private func logged<T>(_ request: FetchRequest, _ body: () throws(MagicalRecordError) -> T) throws(MagicalRecordError) -> T {
+        do {
+            return try body()
+        } catch {
+            Log.fetchFailed(request, error)
+            throw error
+        }
+    }
+}
