@@ -38,6 +38,7 @@ let package = Package(
             name: "mrstore",
             dependencies: [
                 "MagicalStore",
+                "MagicalRecord",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -52,7 +53,7 @@ let package = Package(
         ),
         .testTarget(
             name: "mrstoreTests",
-            dependencies: ["mrstore", "MagicalStore"]
+            dependencies: ["mrstore", "MagicalStore", "MagicalRecord"]
         ),
     ],
     swiftLanguageModes: [.v6]

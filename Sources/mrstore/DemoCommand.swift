@@ -1,12 +1,18 @@
 import ArgumentParser
 import Foundation
+import MagicalRecord
 import MagicalStore
 
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Write sample people into a new store and read them back.",
-        discussion: "The engine's demo (until the object layer lands): writes N person records into a tree `people` keyed by id, with an index tree `people.byLastName` keyed by (lastName, id), in one durable transaction; then point lookups, an index range scan and an aggregate, with timings."
+        abstract: "Create a store of sample people and departments, then query it.",
+        discussion: """
+        Creates a store with the sample model (Department {departmentID, name}; Person \
+        {personID key, firstName, lastName indexed, age, salary, department}), saves N \
+        people in 100 departments through a context in one durable commit, then runs \
+        lookups by key, a predicate fetch, a sorted page and aggregates, with timings.
+        """
     )
 
     @Argument(help: "Where to create the store.")
@@ -32,52 +38,55 @@ struct DemoCommand: ParsableCommand {
 
     private func runDemo() throws {
         let clock = ContinuousClock()
-        let people = SamplePeople(count: records)
-        let opened = try Store(path: store, options: StoreOptions(durability: .full))
+        let stack = try PersistentStack(storeAt: URL(fileURLWithPath: store), model: SamplePeople.model)
+        defer { try? stack.close() }
+        let context = stack.rootContext
 
         let writeTime = try clock.measure {
-            try opened.write { transaction in
-                try transaction.createTree("people").putBatch(people.records)
-                try transaction.createTree("people.byLastName").putBatch(people.lastNameIndex)
-            }
+            try SamplePeople.insert(count: records, in: context)
+            try context.save()
         }
-        print("wrote \(records) people and their index in one transaction: \(rate(records, writeTime))")
+        print("saved \(records) people in 100 departments, one durable commit: \(rate(records, writeTime))")
 
-        let snapshot = try opened.read()
-        let tree = try snapshot.tree("people")
-        let index = try snapshot.tree("people.byLastName")
         var generator = SplitMix64(seed: 7)
-        let lookups = min(records, 100_000)
+        let lookups = min(records, 20_000)
         var found = 0
         let lookupTime = try clock.measure {
             for _ in 0..<lookups {
-                let id = Int64.random(in: 0..<Int64(records), using: &generator)
-                if try tree.get(KeyEncoding.encode([.int(id)])) != nil { found += 1 }
+                let key = Int64.random(in: 0..<Int64(records), using: &generator)
+                let byKey = try ObjectPredicate(format: "personID == %@", key)
+                found += try context.fetchObjectIDs(FetchRequest(entityName: "Person", predicate: byKey, fetchLimit: 1)).count
             }
         }
-        print("looked up \(lookups) people by id (\(found) found): \(rate(lookups, lookupTime))")
+        print("found \(found) of \(lookups) people by key through the index: \(rate(lookups, lookupTime))")
 
+        let predicate = try ObjectPredicate(format: "age > %d AND lastName BEGINSWITH %@", 40, "S")
         var matches = 0
         let scanTime = try clock.measure {
-            try index.scan(.prefix(KeyEncoding.encode([.string("S")]).dropLast(1).map { $0 })) { _, _ in
-                matches += 1
-                return true
-            }
+            matches = try context.count(for: FetchRequest(entityName: "Person", predicate: predicate))
         }
-        print("index scan for last names starting with S: \(matches) people: \(rate(matches, scanTime))")
+        print("people with age > 40 AND lastName BEGINSWITH 'S': \(matches): \(rate(records, scanTime)) scanned")
 
-        var totalAge = 0
-        let aggregateTime = try clock.measure {
-            try tree.scan { _, value in
-                if let person = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any],
-                   let age = person["age"] as? Int {
-                    totalAge += age
-                }
-                return true
-            }
+        var page: [ManagedObject] = []
+        let sortTime = try clock.measure {
+            page = try context.fetch(FetchRequest(
+                entityName: "Person", sortKeys: try SortKey.parse("lastName,firstName:NO"), fetchLimit: 3
+            ))
         }
-        print("average age over \(tree.count) people: \(String(format: "%.2f", Double(totalAge) / Double(tree.count))): \(rate(tree.count, aggregateTime))")
-        try opened.close()
+        let names = page.map { "\(ObjectRendering.plain($0["firstName"])) \(ObjectRendering.plain($0["lastName"]))" }
+        print("first 3 by lastName, firstName descending: \(names.joined(separator: ", ")): \(seconds(sortTime))")
+
+        var average = AttributeValue.null
+        var groups: [[String: AttributeValue]] = []
+        let aggregateTime = try clock.measure {
+            average = try context.aggregate(.average, onAttribute: "age", entityName: "Person")
+            groups = try context.aggregate(.sum, onAttribute: "salary", entityName: "Person", groupBy: "department.departmentID")
+        }
+        print("average age \(String(format: "%.2f", average.doubleValue ?? 0)); salaries summed in \(groups.count) departments: \(seconds(aggregateTime))")
+    }
+
+    private func seconds(_ duration: Duration) -> String {
+        String(format: "%.3f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
     }
 
     private func rate(_ count: Int, _ duration: Duration) -> String {
@@ -86,29 +95,45 @@ struct DemoCommand: ParsableCommand {
     }
 }
 
-/// Deterministic sample people: ids 0..<count in shuffled order, names from short lists.
-struct SamplePeople {
+/// The demo's model and deterministic sample data: person keys 0..<count in shuffled
+/// order, names from short lists, 100 departments.
+enum SamplePeople {
     static let firstNames = ["Ada", "Bo", "Chen", "Dara", "Emil", "Fatima", "Goran", "Hana", "Ivo", "Jun", "Kofi", "Lena", "Mateo", "Nia", "Omar", "Pia", "Quinn", "Rosa", "Sven", "Tao", "Uma", "Vera", "Wen", "Yan", "Zoe"]
     static let lastNames = ["Abbott", "Baker", "Chandra", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad", "Ivanova", "Jensen", "Kowalski", "Larsen", "Moreau", "Nakamura", "Okafor", "Petrov", "Quispe", "Rossi", "Santos", "Schmidt", "Silva", "Sato", "Tanaka", "Usman", "Varga", "Weber", "Yilmaz", "Zhang"]
 
-    let records: [(key: [UInt8], value: [UInt8])]
-    let lastNameIndex: [(key: [UInt8], value: [UInt8])]
+    static let model = try! ObjectModel(entities: [
+        EntityDescription("Department", relatedBy: "departmentID") {
+            AttributeDescription("departmentID", .integer32, optional: false)
+            AttributeDescription("name", .string)
+            RelationshipDescription("people", to: "Person", inverse: "department", toMany: true)
+        },
+        EntityDescription("Person", relatedBy: "personID") {
+            AttributeDescription("personID", .integer64, optional: false)
+            AttributeDescription("firstName", .string)
+            AttributeDescription("lastName", .string, indexed: true)
+            AttributeDescription("age", .integer16, default: .integer(0))
+            AttributeDescription("salary", .double, default: .double(0))
+            RelationshipDescription("department", to: "Department", inverse: "people")
+        },
+    ], versionName: "Demo")
 
-    init(count: Int) {
+    static func insert(count: Int, in context: ManagedObjectContext) throws {
         var generator = SplitMix64(seed: 42)
-        var records: [(key: [UInt8], value: [UInt8])] = []
-        var index: [(key: [UInt8], value: [UInt8])] = []
-        records.reserveCapacity(count)
-        index.reserveCapacity(count)
-        for id in (0..<Int64(count)).shuffled(using: &generator) {
-            let firstName = Self.firstNames.randomElement(using: &generator)!
-            let lastName = Self.lastNames.randomElement(using: &generator)!
-            let age = Int.random(in: 18...90, using: &generator)
-            let json = #"{"id":\#(id),"firstName":"\#(firstName)","lastName":"\#(lastName)","age":\#(age)}"#
-            records.append((KeyEncoding.encode([.int(id)]), Array(json.utf8)))
-            index.append((KeyEncoding.encode([.string(lastName), .int(id)]), []))
+        var departments: [ManagedObject] = []
+        for number in 0..<100 {
+            let department = try context.insertObject(entityName: "Department")
+            try department.setValue(.integer(Int64(number)), forKey: "departmentID")
+            try department.setValue(.string("Department \(number)"), forKey: "name")
+            departments.append(department)
         }
-        self.records = records
-        self.lastNameIndex = index
+        for key in (0..<Int64(count)).shuffled(using: &generator) {
+            let person = try context.insertObject(entityName: "Person")
+            try person.setValue(.integer(key), forKey: "personID")
+            try person.setValue(.string(firstNames.randomElement(using: &generator)!), forKey: "firstName")
+            try person.setValue(.string(lastNames.randomElement(using: &generator)!), forKey: "lastName")
+            try person.setValue(.integer(Int64.random(in: 18...90, using: &generator)), forKey: "age")
+            try person.setValue(.double(Double(Int.random(in: 30_000...150_000, using: &generator))), forKey: "salary")
+            try person.setRelatedObject(departments.randomElement(using: &generator)!, forKey: "department")
+        }
     }
 }

@@ -1,14 +1,18 @@
 import ArgumentParser
 import Foundation
+import MagicalRecord
 import MagicalStore
 
 @main
 struct MRStore: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mrstore",
-        abstract: "Inspect, check and maintain MagicalStore files.",
-        discussion: "Every command takes the path of a store file. Errors are printed with what went wrong and where; no command modifies a store it cannot trust.",
-        subcommands: [InfoCommand.self, CheckCommand.self, CompactCommand.self, DemoCommand.self]
+        abstract: "Inspect, query, check and maintain MagicalRecord store files.",
+        discussion: "Every command takes the path of a store file. Object commands (fetch, count, aggregate, model) read the model the store was written with, so no model file is needed. Errors are printed with what went wrong and where; no command modifies a store it cannot trust.",
+        subcommands: [
+            FetchCommand.self, CountCommand.self, AggregateCommand.self, ModelCommand.self,
+            InfoCommand.self, CheckCommand.self, CompactCommand.self, DemoCommand.self,
+        ]
     )
 }
 
@@ -18,6 +22,9 @@ func reportingErrors<T>(exitCode code: Int32 = 1, _ body: () throws -> T) throws
     do {
         return try body()
     } catch let error as StoreError {
+        printError("mrstore: \(error.description)")
+        throw ExitCode(code)
+    } catch let error as MagicalRecordError {
         printError("mrstore: \(error.description)")
         throw ExitCode(code)
     }

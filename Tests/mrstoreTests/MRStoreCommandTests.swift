@@ -14,6 +14,10 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("mrstore")
 
     static func run(_ arguments: String...) throws -> Result {
+        try run(arguments)
+    }
+
+    static func run(_ arguments: [String]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -43,17 +47,22 @@ import Testing
         let store = directory.path + "/demo.store"
         let demo = try Self.run("demo", store, "--records", "2000")
         #expect(demo.status == 0, "\(demo.errors)")
-        #expect(demo.output.contains("wrote 2000 people"))
+        #expect(demo.output.contains("saved 2000 people"))
 
         let info = try Self.run("info", store)
         #expect(info.status == 0)
-        #expect(info.output.contains("people: 2000 entries"))
-        #expect(info.output.contains("people.byLastName: 2000 entries"))
+        #expect(info.output.contains("o.Person: 2000 entries"))
+        #expect(info.output.contains("i.Person.lastName: 2000 entries"))
+        #expect(info.output.contains("o.Department: 100 entries"))
 
         let json = try Self.run("info", store, "--json")
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
         #expect(object?["formatVersion"] as? Int == 1)
-        #expect((object?["trees"] as? [[String: Any]])?.count == 2)
+        let trees = (object?["trees"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(trees?.sorted() == [
+            "i.Department.departmentID", "i.Person.lastName", "i.Person.personID", "mr.meta",
+            "o.Department", "o.Person", "r.Department.people",
+        ])
 
         let check = try Self.run("check", store)
         #expect(check.status == 0, "\(check.errors)")

@@ -34,6 +34,12 @@ public enum AttributeValue: Sendable, Hashable {
         }
     }
 
+    /// The value of an integer attribute; nil for anything else.
+    public var integerValue: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
     public var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil

@@ -15,12 +15,14 @@ final class ObjectStore: Sendable {
     var path: String { store.path }
 
     /// Opens (or creates) the store at `path` for `model`. A store written with a model of
-    /// another version hash is refused with the differences listed.
-    init(path: String, model: ObjectModel, options: StoreOptions) throws(MagicalRecordError) {
+    /// another version hash is refused with the differences listed. Without a model, the
+    /// store's own model is used (a store never written by the object layer is refused).
+    init(path: String, model requested: ObjectModel?, options: StoreOptions) throws(MagicalRecordError) {
         let store = try withStoreErrors { try Store(path: path, options: options) }
         do throws(MagicalRecordError) {
             let metadata = try withStoreErrors { try StoreMetadata.load(from: store) }
             var slots = metadata?.slots ?? SlotMap()
+            guard let model = requested ?? metadata?.model else { throw MagicalRecordError.notAnObjectStore(path: path) }
             if let metadata {
                 let differences = model.differences(from: metadata.model).map(\.description)
                 guard differences.isEmpty else { throw MagicalRecordError.modelMismatch(path: path, differences: differences) }

@@ -1,0 +1,43 @@
+import Foundation
+import MagicalStore
+
+/// One store with its own contexts, apart from the default stack that
+/// ``MagicalRecord/setupCoreDataStack(withStoreAt:model:durability:)`` installs: for
+/// tools, tests, and applications with more than one store.
+///
+/// ```swift
+/// let stack = try PersistentStack(storeAt: url)          // the store's own model
+/// let people = try stack.mainContext.fetch(FetchRequest(entityName: "Person"))
+/// try stack.close()
+/// ```
+public final class PersistentStack: Sendable {
+    /// The private-queue context attached to the store: its saves commit.
+    public let rootContext: ManagedObjectContext
+    /// A main-queue child of the root context.
+    public let mainContext: ManagedObjectContext
+    private let stack: ObjectStack
+
+    /// Opens the store at `url` (created when missing and `model` is given). With a nil
+    /// `model`, the model the store was written with is used, so a tool needs no model.
+    public init(
+        storeAt url: URL, model: ObjectModel? = nil, readOnly: Bool = false, durability: Durability = .full
+    ) throws(MagicalRecordError) {
+        let options = StoreOptions(durability: durability, readOnly: readOnly, createIfMissing: model != nil && !readOnly)
+        stack = ObjectStack(store: try ObjectStore(path: url.path, model: model, options: options))
+        (rootContext, mainContext) = stack.makeContexts()
+    }
+
+    /// The model of the store's objects.
+    public var model: ObjectModel { stack.store.model }
+
+    /// The store's JSON model description with its slot map (Spec/MODEL.md): what the
+    /// store records about the model it was written with.
+    public var modelDescription: JSONModelDescription {
+        JSONModelDescription(stack.store.model, slots: stack.store.slots.codes)
+    }
+
+    /// Closes the store. Contexts of this stack cannot read or save afterwards.
+    public func close() throws(MagicalRecordError) {
+        try withStoreErrors { try stack.store.close() }
+    }
+}
