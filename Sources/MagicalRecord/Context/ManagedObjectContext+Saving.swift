@@ -6,6 +6,15 @@ extension ManagedObjectContext {
     /// root saving context, to the store as one durable transaction. On any error nothing
     /// leaves the context and its changes stay, to fix and save again.
     public func save() throws(MagicalRecordError) {
+        do {
+            try saveChanges()
+        } catch {
+            Log.saveFailed(self, error)
+            throw error
+        }
+    }
+
+    private func saveChanges() throws(MagicalRecordError) {
         let changes = try withLock { () throws(MagicalRecordError) -> ChangeSet? in
             guard !changedObjects.isEmpty else { return nil }
             try DeletePropagation(context: self).run()
@@ -73,7 +82,6 @@ extension ManagedObjectContext {
     }
 
     static func complete(_ result: Result<Void, MagicalRecordError>, _ completion: (@Sendable (Result<Void, MagicalRecordError>) -> Void)?) {
-        if case .failure(let error) = result { Log.saveFailed(error) }
         guard let completion else { return }
         MagicalRecord.completionQueue.async { completion(result) }
     }

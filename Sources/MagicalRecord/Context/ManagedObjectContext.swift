@@ -5,14 +5,21 @@ import Foundation
 /// unsaved changes of this context and its parents; a save hands the changes to the
 /// parent, or (for the root) commits them to the store as one transaction.
 ///
-/// Thread rules: each context has a serial queue (the main queue for a main-queue
-/// context). `perform` runs work there asynchronously, `performAndWait` synchronously
-/// (inline when already on it, or on the main thread for a main-queue context). All of a
-/// context's state, and its objects', is guarded by one lock, so no call is a data race;
-/// consistency across several calls is what the queue gives you.
+/// Thread rules: each context has a serial queue of its own. `perform` runs work there
+/// asynchronously, `performAndWait` synchronously (inline when already on it, and, for a
+/// main-queue context, inline on the main thread). All of a context's state, and its
+/// objects', is guarded by one lock, so no call is a data race; consistency across
+/// several calls is what the queue gives you.
+///
+/// Where work runs on Linux: a main-queue context is meant for the main thread's work,
+/// but its `perform` blocks run on its own serial queue, not on `DispatchQueue.main`:
+/// command-line programs often never service the main queue (no `dispatchMain()`, no run
+/// loop), and a block or completion that silently never runs is worse than one that runs
+/// off the main thread. Hop to `DispatchQueue.main` inside the block when UI code needs it.
 public final class ManagedObjectContext: @unchecked Sendable {
     public enum ConcurrencyType: Sendable {
-        /// Work runs on `DispatchQueue.main`.
+        /// For the main thread's work: inline on the main thread, else on the context's
+        /// own serial queue (see the thread rules above).
         case mainQueue
         /// Work runs on a serial queue of the context's own.
         case privateQueue
@@ -45,10 +52,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.parent = parent
         self.stack = stack
         self.storedName = name
-        switch concurrencyType {
-        case .mainQueue: queue = .main
-        case .privateQueue: queue = DispatchQueue(label: "MagicalRecord.context" + (name.map { "." + $0 } ?? ""))
-        }
+        queue = DispatchQueue(label: "MagicalRecord.context" + (name.map { "." + $0 } ?? ""))
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         stack.register(self)
     }

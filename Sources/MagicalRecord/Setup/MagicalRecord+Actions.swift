@@ -18,6 +18,7 @@ extension MagicalRecord {
         do {
             context = try ManagedObjectContext.context()
         } catch {
+            Log.log(.error, "saveWithBlock: \(error)")
             ManagedObjectContext.complete(.failure(error), completion)
             return
         }
@@ -40,10 +41,10 @@ extension MagicalRecord {
     ) throws(MagicalRecordError) {
         do {
             try block(context)
-        } catch let error as MagicalRecordError {
-            throw error
         } catch {
-            throw .blockFailed("\(error)")
+            let failure = error as? MagicalRecordError ?? .blockFailed("\(error)")
+            Log.log(.error, "save block failed, nothing saved: \(failure)")
+            throw failure
         }
         try context.saveToPersistentStore()
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import MagicalStore
 import Synchronization
 
@@ -20,7 +21,6 @@ public enum MagicalRecord {
         var rootContext: ManagedObjectContext?
         var defaultContext: ManagedObjectContext?
         var completionQueue: DispatchQueue = DispatchQueue(label: "MagicalRecord.completions")
-        var loggingLevel: LoggingLevel = .warn
     }
 
     private static let defaults = Mutex(Defaults())
@@ -81,6 +81,8 @@ public enum MagicalRecord {
 
     private static func install(_ store: ObjectStore) throws(MagicalRecordError) {
         cleanUp()
+        for warning in store.model.warnings { Log.log(.warn, "model: \(warning)") }
+        Log.log(.info, "set up a stack over \(store.path)")
         let stack = ObjectStack(store: store)
         let (root, main) = stack.makeContexts()
         defaults.withLock { defaults in
@@ -119,11 +121,17 @@ public enum MagicalRecord {
     }
 
     /// How much the library logs; `.warn` by default.
-    public static var loggingLevel: LoggingLevel {
-        defaults.withLock { $0.loggingLevel }
+    public static var loggingLevel: LoggingLevel { Log.currentLevel }
+
+    /// Sets how much the library logs: `.off`, `.error`, `.warn` (the default), `.info`,
+    /// `.debug` or `.verbose`.
+    public static func setLoggingLevel(_ level: LoggingLevel) {
+        Log.setLevel(level)
     }
 
-    public static func setLoggingLevel(_ level: LoggingLevel) {
-        defaults.withLock { $0.loggingLevel = level }
+    /// Sends the library's messages to `logger` instead of a `Logger` labelled
+    /// `MagicalRecord` made by the application's bootstrapped logging backend.
+    public static func setLogger(_ logger: Logger) {
+        Log.use(logger)
     }
 }

@@ -251,7 +251,10 @@ public final class Store: Sendable {
         try state.withLock { state in
             guard state.file != nil else { return }
             defer { state.file = nil }
-            if state.poisoned == nil {
+            // Nothing committed since the last checkpoint: the file stays as it is.
+            let upToDate = state.superblock.checkpointOffset == state.latest.offset
+                && state.superblock.checkpointTransaction == state.latest.transaction
+            if state.poisoned == nil && !upToDate {
                 try checkpoint(&state)
             }
         }
