@@ -7,6 +7,7 @@ import MagicalStore
 struct StoreMetadata {
     enum Key {
         static let model = Array("model".utf8)
+        static let versionHash = Array("versionHash".utf8)
         static let lastNumber = Array("lastNumber".utf8)
     }
 
@@ -27,14 +28,21 @@ struct StoreMetadata {
         } catch {
             throw MagicalRecordError.damagedMetadata("the stored model does not read: \(error)")
         }
+        let model = description.versions.current
+        if let hash = try tree.get(Key.versionHash), String(decoding: hash, as: UTF8.self) != model.versionHash {
+            throw MagicalRecordError.damagedMetadata(
+                "the stored model's version hash is \(model.versionHash), but the store recorded \(String(decoding: hash, as: UTF8.self))"
+            )
+        }
         return StoreMetadata(
-            model: description.versions.current, slots: SlotMap(codes: description.currentSlots), lastNumber: decodeNumber(numberBytes)
+            model: model, slots: SlotMap(codes: description.currentSlots), lastNumber: decodeNumber(numberBytes)
         )
     }
 
     func save(in transaction: WriteTransaction) throws {
         let tree = try transaction.openTree(StoreLayout.metadataTree)
         try tree.put(Key.model, Array(JSONModelDescription(model, slots: slots.codes).encoded()))
+        try tree.put(Key.versionHash, Array(model.versionHash.utf8))
         try tree.put(Key.lastNumber, Self.encodeNumber(lastNumber))
     }
 
