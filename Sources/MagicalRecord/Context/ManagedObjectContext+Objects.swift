@@ -9,6 +9,7 @@ extension ManagedObjectContext {
         return withLock {
             let object = makeObject(id, entity, ObjectState(id: id, entity: entity))
             insertedIDs.insert(id)
+            noteInserted(object)
             noteChanged(object)
             return object
         }
@@ -35,6 +36,7 @@ extension ManagedObjectContext {
         guard object.managedObjectContext === self else { throw .wrongContext(object.objectID) }
         withLock {
             guard !object.isDeletedInContext else { return }
+            noteBeforeChange(object)
             object.isDeletedInContext = true
             deletedIDs.insert(object.objectID)
             noteChanged(object)

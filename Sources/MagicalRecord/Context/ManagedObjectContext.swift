@@ -46,6 +46,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var changeOrder: [ObjectID] = []
     var insertedIDs: Set<ObjectID> = []
     var deletedIDs: Set<ObjectID> = []
+    /// Open savepoints, innermost last (``withSavepoint(_:)``).
+    var savepoints: [Savepoint] = []
 
     init(concurrencyType: ConcurrencyType, parent: ManagedObjectContext?, stack: ObjectStack, name: String?) {
         self.concurrencyType = concurrencyType
@@ -103,6 +105,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     func register(_ object: ManagedObject) {
         registered[object.objectID] = WeakObject(object)
+    }
+
+    func unregister(_ id: ObjectID) {
+        registered[id] = nil
     }
 
     func noteChanged(_ object: ManagedObject) {

@@ -67,6 +67,9 @@ public enum UserInfoKey {
     public static let dateFormat = "dateFormat"
     public static let attributeValueClassName = "attributeValueClassName"
     public static let useDefaultValueWhenNotPresent = "useDefaultValueWhenNotPresent"
+    /// On a relationship: `add` (the default) or `replace`, what imported to-many
+    /// targets do to the current ones.
+    public static let relationshipImportPolicy = "relationshipImportPolicy"
 }
 
 public enum EntityMember: Sendable {

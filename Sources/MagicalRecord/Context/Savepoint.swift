@@ -1,0 +1,77 @@
+/// What a context looked like before a savepoint: the first state each object had after
+/// it, so a failed step (an import record that does not convert, a whole import that
+/// fails) can be undone without touching what came before. Savepoints nest.
+struct Savepoint {
+    struct Prior {
+        let object: ManagedObject
+        let state: ObjectState
+        let wasDeleted: Bool
+        let wasChanged: Bool
+    }
+
+    /// Objects changed since the savepoint, as they were before.
+    var priors: [ObjectID: Prior] = [:]
+    /// Objects inserted since the savepoint.
+    var inserted: [ManagedObject] = []
+}
+
+extension ManagedObjectContext {
+    /// Runs `body`; when it throws, every change it made to this context (insertions,
+    /// changed values and relationships, deletions) is undone, and the error passed on.
+    func withSavepoint<T>(_ body: () throws(MagicalRecordError) -> T) throws(MagicalRecordError) -> T {
+        withLock { savepoints.append(Savepoint()) }
+        do {
+            let result = try body()
+            withLock {
+                let finished = savepoints.removeLast()
+                guard !savepoints.isEmpty else { return }
+                // The enclosing savepoint keeps what it saw first.
+                for (id, prior) in finished.priors where savepoints[savepoints.count - 1].priors[id] == nil {
+                    savepoints[savepoints.count - 1].priors[id] = prior
+                }
+                savepoints[savepoints.count - 1].inserted += finished.inserted
+            }
+            return result
+        } catch {
+            withLock { rollBack(savepoints.removeLast()) }
+            throw error
+        }
+    }
+
+    /// Notes `object`'s state before a change, once per savepoint (under the lock).
+    func noteBeforeChange(_ object: ManagedObject) {
+        guard !savepoints.isEmpty, savepoints[savepoints.count - 1].priors[object.objectID] == nil else { return }
+        savepoints[savepoints.count - 1].priors[object.objectID] = Savepoint.Prior(
+            object: object, state: object.state, wasDeleted: object.isDeletedInContext,
+            wasChanged: changedObjects[object.objectID] != nil
+        )
+    }
+
+    /// Notes an object inserted (under the lock).
+    func noteInserted(_ object: ManagedObject) {
+        guard !savepoints.isEmpty else { return }
+        savepoints[savepoints.count - 1].inserted.append(object)
+    }
+
+    private func rollBack(_ savepoint: Savepoint) {
+        var forgotten = Set<ObjectID>()
+        for object in savepoint.inserted {
+            object.isDeletedInContext = true
+            insertedIDs.remove(object.objectID)
+            deletedIDs.remove(object.objectID)
+            changedObjects[object.objectID] = nil
+            unregister(object.objectID)
+            forgotten.insert(object.objectID)
+        }
+        for (id, prior) in savepoint.priors where !forgotten.contains(id) {
+            prior.object.state = prior.state
+            prior.object.isDeletedInContext = prior.wasDeleted
+            if !prior.wasDeleted { deletedIDs.remove(id) }
+            if !prior.wasChanged {
+                changedObjects[id] = nil
+                forgotten.insert(id)
+            }
+        }
+        if !forgotten.isEmpty { changeOrder.removeAll { forgotten.contains($0) } }
+    }
+}

@@ -1,0 +1,121 @@
+import Synchronization
+
+/// Where an entity's attributes and relationships come from in a JSON record, read once
+/// from the model's user info (seed 000's import chapter; Spec/IMPORT.md):
+/// `mappedKeyName` (a key or a key path such as `location.latitude`) and its alternates
+/// `mappedKeyName.1` ... `.9`, `relatedByAttribute`, `relationshipImportPolicy`,
+/// `useDefaultValueWhenNotPresent`.
+struct EntityImportMapping: Sendable {
+    struct AttributeMapping: Sendable {
+        let position: Int
+        let attribute: AttributeDescription
+        /// Key paths tried in order while the earlier ones are absent.
+        let keyPaths: [KeyPath]
+        let useDefaultWhenAbsent: Bool
+    }
+
+    struct RelationshipMapping: Sendable {
+        let position: Int
+        let relationship: RelationshipDescription
+        let keyPaths: [KeyPath]
+        /// The attribute of the destination that finds targets: the relationship's own
+        /// `relatedByAttribute`, else the destination's key; nil when there is none.
+        let targetKey: AttributeDescription?
+        let policy: ImportOptions.RelationshipPolicy
+    }
+
+    /// A dotted JSON key path, split once.
+    struct KeyPath: Sendable, CustomStringConvertible {
+        let components: [String]
+        init(_ dotted: String) { components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
+        var description: String { components.joined(separator: ".") }
+    }
+
+    let entity: Entity
+    let attributes: [AttributeMapping]
+    let relationships: [RelationshipMapping]
+    /// The entity's key, with where it is read from.
+    let key: AttributeMapping?
+
+    init(entity: Entity, model: ObjectModel) {
+        self.entity = entity
+        let attributes = entity.attributes.enumerated().map { position, attribute in
+            AttributeMapping(
+                position: position, attribute: attribute, keyPaths: Self.keyPaths(attribute.name, attribute.userInfo),
+                useDefaultWhenAbsent: Self.isYes(attribute.userInfo[UserInfoKey.useDefaultValueWhenNotPresent])
+            )
+        }
+        self.attributes = attributes
+        relationships = entity.relationships.enumerated().map { position, relationship in
+            let destination = model.entity(named: relationship.destination)
+            let keyName = relationship.userInfo[UserInfoKey.relatedByAttribute] ?? destination?.keyAttribute
+            let policy = relationship.userInfo[UserInfoKey.relationshipImportPolicy].flatMap {
+                ImportOptions.RelationshipPolicy(rawValue: $0.lowercased())
+            } ?? .add
+            return RelationshipMapping(
+                position: position, relationship: relationship, keyPaths: Self.keyPaths(relationship.name, relationship.userInfo),
+                targetKey: keyName.flatMap { destination?.attribute(named: $0) }, policy: policy
+            )
+        }
+        key = entity.keyAttribute.flatMap { name in attributes.first { $0.attribute.name == name } }
+    }
+
+    /// `mappedKeyName` (else the property's own name), then `mappedKeyName.1` ... `.9`.
+    private static func keyPaths(_ name: String, _ userInfo: [String: String]) -> [KeyPath] {
+        var paths = [KeyPath(userInfo[UserInfoKey.mappedKeyName] ?? name)]
+        for alternate in 1...9 {
+            if let path = userInfo[UserInfoKey.mappedKeyName + ".\(alternate)"] { paths.append(KeyPath(path)) }
+        }
+        return paths
+    }
+
+    private static func isYes(_ text: String?) -> Bool {
+        guard let text = text?.lowercased() else { return false }
+        return ["yes", "true", "1"].contains(text)
+    }
+}
+
+/// What a key path found in a record.
+enum LookedUp {
+    case absent
+    case found(JSONValue, keyPath: String)
+}
+
+extension JSONObject {
+    /// The value at the first of `paths` present (`null` counts as present unless
+    /// `nullAsAbsent`).
+    func value(at paths: [EntityImportMapping.KeyPath], nullAsAbsent: Bool) -> LookedUp {
+        for path in paths {
+            guard let value = value(at: path) else { continue }
+            if nullAsAbsent, value == .null { continue }
+            return .found(value, keyPath: path.description)
+        }
+        return .absent
+    }
+
+    private func value(at path: EntityImportMapping.KeyPath) -> JSONValue? {
+        var current: JSONValue = .object(self)
+        for component in path.components {
+            guard case .object(let object) = current, let next = object[component] else { return nil }
+            current = next
+        }
+        return current
+    }
+}
+
+/// Mappings per entity of one model, made on first use.
+final class ImportMappings: Sendable {
+    let model: ObjectModel
+    private let cache = Mutex<[String: EntityImportMapping]>([:])
+
+    init(model: ObjectModel) {
+        self.model = model
+    }
+
+    func mapping(for entity: Entity) -> EntityImportMapping {
+        if let cached = cache.withLock({ $0[entity.name] }) { return cached }
+        let made = EntityImportMapping(entity: entity, model: model)
+        cache.withLock { $0[entity.name] = made }
+        return made
+    }
+}

@@ -1,0 +1,48 @@
+/// How an import treats its input. The defaults are MagicalRecord's behaviour, made strict
+/// where MagicalRecord loses data silently.
+public struct ImportOptions: Sendable, Hashable {
+    /// What a to-many relationship's imported objects do to its current members.
+    public enum RelationshipPolicy: String, Sendable, Hashable {
+        /// Imported objects join the current members (MagicalRecord's behaviour).
+        case add
+        /// The imported objects become the whole set.
+        case replace
+    }
+
+    /// Treat a JSON `null` like an absent key, so the next `mappedKeyName.N` alternate is
+    /// tried and an attribute with no value left keeps what it has (off: `null` sets nil).
+    public var nullAsAbsent = false
+    /// Skip records that do not convert, reporting each in ``ImportResult/skipped``,
+    /// instead of failing the whole import.
+    public var skipInvalid = false
+    /// Overrides every relationship's `relationshipImportPolicy` user-info key.
+    public var relationshipPolicy: RelationshipPolicy?
+    /// Accept trailing commas in JSON text (`[1, 2,]`), as some hand-written files have.
+    public var allowsTrailingCommas = false
+    /// For JSON bytes and files: records imported per batch (one key lookup pass each).
+    public var batchSize = 10_000
+
+    public init(
+        nullAsAbsent: Bool = false, skipInvalid: Bool = false, relationshipPolicy: RelationshipPolicy? = nil,
+        allowsTrailingCommas: Bool = false, batchSize: Int = 10_000
+    ) {
+        self.nullAsAbsent = nullAsAbsent
+        self.skipInvalid = skipInvalid
+        self.relationshipPolicy = relationshipPolicy
+        self.allowsTrailingCommas = allowsTrailingCommas
+        self.batchSize = batchSize
+    }
+}
+
+/// What an import did.
+public struct ImportResult: Sendable {
+    /// Objects created and updated, counting nested ones.
+    public internal(set) var created = 0
+    public internal(set) var updated = 0
+    /// Top-level records a `shouldImport` hook turned down.
+    public internal(set) var declined = 0
+    /// Records left out with ``ImportOptions/skipInvalid``, with why.
+    public internal(set) var skipped: [String] = []
+    /// The imported top-level objects' ids, in input order (a record imported twice, once).
+    public internal(set) var objectIDs: [ObjectID] = []
+}
