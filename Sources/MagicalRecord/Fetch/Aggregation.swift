@@ -46,14 +46,14 @@ extension ManagedObjectContext {
     ) throws(MagicalRecordError) -> [[String: AttributeValue]] {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
         let groupPath = try FetchExecutor.attributePath(groupBy, of: executor.entity, in: model, role: "group-by key")
-        var groups: [AttributeValue: AggregateAccumulator] = [:]
+        var groups: [MatchingValue: AggregateAccumulator] = [:]
         for state in try executor.unorderedStates() {
-            let group = try value(at: groupPath, of: state, executor)
+            let group = MatchingValue(try value(at: groupPath, of: state, executor))
             groups[group, default: AggregateAccumulator(operation, type: type)].add(try value(at: path, of: state, executor))
         }
         return groups
-            .sorted { AttributeValue.compare($0.key, $1.key) == .orderedAscending }
-            .map { [groupBy: $0.key, "result": $0.value.result] }
+            .sorted { AttributeValue.compare($0.key.value, $1.key.value) == .orderedAscending }
+            .map { [groupBy: $0.key.value, "result": $0.value.result] }
     }
 
     private func prepareAggregate(
@@ -104,7 +104,6 @@ struct AggregateAccumulator {
     private var integerSum: Int64 = 0
     private var decimalSum: Decimal = 0
     private var doubleSum: Double = 0
-    private var overflowed = false
     private var extreme: AttributeValue?
 
     init(_ operation: AggregateOperation, type: AttributeType) {
@@ -125,9 +124,8 @@ struct AggregateAccumulator {
         case .sum, .average:
             switch value {
             case .integer(let number):
-                let (sum, overflow) = integerSum.addingReportingOverflow(number)
-                if overflow { overflowed = true }
-                integerSum = sum
+                // Wraps on overflow; the result checks it against the exact decimal sum.
+                integerSum = integerSum &+ number
                 decimalSum += Decimal(number)
                 doubleSum += Double(number)
             case .decimal(let number):
@@ -147,7 +145,7 @@ struct AggregateAccumulator {
         case .sum:
             guard count > 0 else { return .null }
             if type == .decimal { return .decimal(decimalSum) }
-            if type.integerRange != nil { return overflowed ? .decimal(decimalSum) : .integer(integerSum) }
+            if type.integerRange != nil { return Decimal(integerSum) == decimalSum ? .integer(integerSum) : .decimal(decimalSum) }
             return .double(doubleSum)
         case .average:
             guard count > 0 else { return .null }

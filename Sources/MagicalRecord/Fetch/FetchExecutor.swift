@@ -31,8 +31,8 @@ struct FetchExecutor {
         }
         view = try ObjectView(context: context, includesPendingChanges: request.includesPendingChanges)
         concrete = Set(entity.concreteEntities)
-        let distinctDictionaries = request.resultType == .dictionaries && request.returnsDistinctResults
-        let readsInOrder = request.fetchLimit > 0 && !distinctDictionaries && !view.hasPendingChanges(of: concrete)
+        // Distinct rows are counted after duplicates go, so an early stop could fall short.
+        let readsInOrder = request.fetchLimit > 0 && !request.returnsDistinctResults && !view.hasPendingChanges(of: concrete)
         plan = FetchPlan.make(for: predicate, entity: entity, model: model, sortKeys: request.sortKeys, readsInOrder: readsInOrder)
     }
 
@@ -75,7 +75,7 @@ struct FetchExecutor {
 
     func slice<T>(_ items: [T]) -> [T] {
         let start = min(request.fetchOffset, items.count)
-        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, items.count) : items.count
+        let end = request.fetchLimit > 0 ? start + min(request.fetchLimit, items.count - start) : items.count
         return Array(items[start..<end])
     }
 
@@ -124,14 +124,15 @@ struct FetchExecutor {
                 }
                 if let failure { throw failure }
             case .index(let attribute, let ranges):
-                var numbers: [Int64] = []
+                // Ranges of an IN list can overlap: "a" is a byte prefix of "a\0".
+                var numbers: Set<Int64> = []
                 for range in ranges {
                     try snapshot.scanIndex(name, attribute, range) { number in
-                        numbers.append(number)
+                        numbers.insert(number)
                         return true
                     }
                 }
-                for number in numbers {
+                for number in numbers.sorted() {
                     let id = ObjectID(entityName: name, number: number)
                     guard !view.isOverlaid(id), let state = try snapshot.state(of: id) else { continue }
                     if try matches(state) { found.append(state) }
@@ -149,7 +150,8 @@ struct FetchExecutor {
     /// planned with no unsaved changes and one concrete entity.
     private func orderedMatches() throws(MagicalRecordError) -> [ObjectState] {
         guard let key = plan.orderedBy, let name = entity.concreteEntities.first else { return [] }
-        let needed = request.fetchOffset + request.fetchLimit
+        let (sum, overflow) = request.fetchOffset.addingReportingOverflow(request.fetchLimit)
+        let needed = overflow ? Int.max : sum
         let position = entity.slot(ofAttribute: key.keyPath)
         var found: [ObjectState] = []
         var failure: MagicalRecordError?

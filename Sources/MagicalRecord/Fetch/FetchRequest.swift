@@ -58,7 +58,8 @@ public struct FetchRequest: Sendable, Hashable {
 
     /// Limits the request to page `page` (from 0) of `pageSize` results.
     public mutating func setPage(_ page: Int, size pageSize: Int) {
-        fetchOffset = max(page, 0) * max(pageSize, 0)
+        let (offset, overflow) = max(page, 0).multipliedReportingOverflow(by: max(pageSize, 0))
+        fetchOffset = overflow ? Int.max : offset
         fetchLimit = max(pageSize, 0)
     }
 }

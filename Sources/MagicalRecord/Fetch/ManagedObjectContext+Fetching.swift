@@ -52,7 +52,7 @@ extension ManagedObjectContext {
                 try FetchExecutor.attributePath(name, of: executor.entity, in: model, role: "property to fetch")
             }
             var rows: [[String: AttributeValue]] = []
-            var seen: Set<[String: AttributeValue]> = []
+            var seen: Set<[String: MatchingValue]> = []
             for state in try executor.states(sliced: !request.returnsDistinctResults) {
                 let subject = try executor.subject(state)
                 var row: [String: AttributeValue] = [:]
@@ -64,7 +64,7 @@ extension ManagedObjectContext {
                     }
                 }
                 if request.returnsDistinctResults {
-                    guard seen.insert(row).inserted else { continue }
+                    guard seen.insert(row.mapValues(MatchingValue.init)).inserted else { continue }
                 }
                 rows.append(row)
             }
