@@ -1,14 +1,15 @@
 import Foundation
 
 /// An object of an entity, living in one context. Subclass it for typed properties
-/// (see ``Field``), or use it as it is through `value(forKey:)` and `setValue(_:forKey:)`.
+/// (see ``Field``), or use it as it is through `attributeValue(forKey:)` and
+/// `setValue(_:forKey:)`.
 ///
-/// Thread rules: an object belongs to its context. Its state is guarded by the
-/// context's lock, so using it from another thread is memory-safe, but to see a
-/// consistent view use it inside the context's `perform`/`performAndWait` (or on the
-/// main thread for a main-queue context), as with Core Data. To hand an object to
-/// another context, pass its ``objectID`` or call ``inContext(_:)``.
-open class ManagedObject: @unchecked Sendable, CustomStringConvertible {
+/// Thread rules: an object belongs to its context and is not `Sendable`, as with Core
+/// Data: use it on the thread or queue that uses its context (inside `perform` or
+/// `performAndWait`). To hand an object to another context or thread, pass its
+/// ``objectID`` (which is `Sendable`) or call ``inContext(_:)``. Its state is guarded by
+/// the context's lock all the same, so a stray access is not a data race.
+open class ManagedObject: CustomStringConvertible {
     public let objectID: ObjectID
     public let entity: Entity
     /// The context the object belongs to; nil once that context is gone.

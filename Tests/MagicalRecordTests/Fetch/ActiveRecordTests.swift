@@ -7,14 +7,14 @@ import Testing
 /// aggregateOperation, typed as the subclass. Every call names its context (`in:`): the
 /// default context is the global stack's business (Setup tests).
 @Suite struct ActiveRecordTests {
-    final class Employee: ManagedObject, @unchecked Sendable {
+    final class Employee: ManagedObject {
         var lastName: String? { self["lastName"].stringValue }
     }
 
-    final class Department: ManagedObject, @unchecked Sendable {}
+    final class Department: ManagedObject {}
 
     /// Stands for Dog but is never registered: contexts make plain ManagedObjects for it.
-    final class Hound: ManagedObject, @unchecked Sendable {
+    final class Hound: ManagedObject {
         override class var entityName: String { "Dog" }
     }
 
