@@ -19,6 +19,10 @@ let package = Package(
             name: "FuzzKeyDecoding",
             dependencies: [.product(name: "MagicalStore", package: rootPackage)]
         ),
+        .executableTarget(
+            name: "FuzzJSONReader",
+            dependencies: [.product(name: "MagicalRecord", package: rootPackage)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,13 +1,13 @@
 import Foundation
 
-/// An object of an entity, living in one context. Subclass it for typed properties
-/// (see ``Field``), or use it as it is through `attributeValue(forKey:)` and
-/// `setValue(_:forKey:)`.
+/// An object of an entity, living in one context. Subclass it (the class name is the
+/// entity's, or override ``entityName``) for MagicalRecord's class-level finders and import
+/// hooks, or use it as it is through `attributeValue(forKey:)` and `setValue(_:forKey:)`.
 ///
 /// Thread rules: an object belongs to its context and is not `Sendable`, as with Core
 /// Data: use it on the thread or queue that uses its context (inside `perform` or
 /// `performAndWait`). To hand an object to another context or thread, pass its
-/// ``objectID`` (which is `Sendable`) or call ``inContext(_:)``. Its state is guarded by
+/// ``objectID`` (which is `Sendable`) and call `existingObject(with:)` there. Its state is guarded by
 /// the context's lock all the same, so a stray access is not a data race.
 open class ManagedObject: CustomStringConvertible {
     public let objectID: ObjectID

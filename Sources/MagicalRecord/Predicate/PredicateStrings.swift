@@ -71,7 +71,7 @@ enum PredicateStrings {
 
         func matches(_ character: Character) -> Bool {
             switch self {
-            case .literal(let literal): return literal == character
+            case .literal(let literal): return literal.unicodeScalars.elementsEqual(character.unicodeScalars)
             case .anyOne: return true
             case .anyRun: return false
             }

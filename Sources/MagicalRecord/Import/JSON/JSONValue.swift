@@ -35,6 +35,12 @@ public struct JSONObject: Sendable, Hashable {
         order = []
     }
 
+    /// Members and their order as a reader built them: `order` names each member once.
+    init(members: [String: JSONValue], order: [String]) {
+        self.members = members
+        self.order = order
+    }
+
     public init(_ pairs: [(String, JSONValue)]) {
         self.init()
         for (name, value) in pairs { self[name] = value }

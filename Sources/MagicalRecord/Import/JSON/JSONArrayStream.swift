@@ -1,0 +1,250 @@
+import Foundation
+
+/// Reads a top-level JSON array one element at a time, from a file, standard input or
+/// `Data`, so an import of millions of records never holds the whole document.
+///
+/// ```swift
+/// let stream = try JSONArrayStream(contentsOf: url)
+/// while let (index, value) = try stream.next() {
+///     try importRecord(value, at: index)
+/// }
+/// // or: try JSONArrayStream(fileHandle: .standardInput).forEach { index, value in ... }
+/// ```
+///
+/// A top-level object is read as the single element 0, as `importFromObject:` takes
+/// one object; any other top-level value is an error (`expected '[' or '{'`).
+///
+/// **Errors.** The same rules, options and errors as ``JSONReader``, with offsets counted
+/// from the start of the stream: an element that reads fine is returned before any
+/// problem after it is found, and once `next()` has thrown it throws the same error
+/// again. Bytes after the array are checked (only whitespace) before `next()` returns nil.
+///
+/// **Memory.** Files and handles are read in chunks (1 MiB); bytes are dropped once
+/// their element is returned, so the buffer holds at most the largest element plus a
+/// chunk. `Data` is read in place.
+///
+/// **Why not `Sequence`.** `IteratorProtocol.next()` cannot throw, and a stream must be
+/// able to fail halfway, so `next()` is a throwing method of the stream itself;
+/// ``forEach(_:)`` covers the common loop.
+///
+/// **Threads.** Not `Sendable`: use a stream from one thread or task at a time.
+/// A stream opened from a URL closes its file when it finishes, fails, or is released;
+/// one given a `FileHandle` leaves closing it to the caller.
+public final class JSONArrayStream {
+    public typealias Element = (index: Int, value: JSONValue)
+
+    static let defaultChunkSize = 1 << 20
+
+    private enum Source {
+        case data(Data)
+        case file(FileHandle, closesWhenDone: Bool)
+    }
+
+    private enum State {
+        case start
+        case firstElement
+        case nextElement
+        case endOfInput
+        case finished
+        case failed(JSONError)
+    }
+
+    private var source: Source
+    private let chunkSize: Int
+    private var parser: JSONParser
+    private var state = State.start
+    private var nextIndex = 0
+    /// The bytes read from a file and not yet consumed; `buffer[0]` is at `bufferBase`.
+    private var buffer: [UInt8] = []
+    private var bufferBase = 0
+    private var reachedEndOfFile = false
+
+    /// The offset of the next byte to read, from the start of the stream: after a
+    /// successful `next()`, the end of the element returned (for progress reports).
+    public private(set) var offset = 0
+
+    /// Streams the file at `url`, reading it in chunks.
+    public convenience init(contentsOf url: URL, reader: JSONReader = JSONReader()) throws(JSONError) {
+        try self.init(contentsOf: url, reader: reader, chunkSize: Self.defaultChunkSize)
+    }
+
+    /// Streams what `fileHandle` reads from its current position to its end, such as
+    /// `FileHandle.standardInput`. The handle stays open.
+    public convenience init(fileHandle: FileHandle, reader: JSONReader = JSONReader()) {
+        self.init(fileHandle: fileHandle, closesWhenDone: false, reader: reader, chunkSize: Self.defaultChunkSize)
+    }
+
+    /// Streams the elements of a document already in memory, without copying it.
+    public init(data: Data, reader: JSONReader = JSONReader()) {
+        source = .data(data)
+        chunkSize = Self.defaultChunkSize
+        parser = JSONParser(reader)
+    }
+
+    /// `chunkSize` is for tests, which use tiny chunks to make elements straddle them.
+    convenience init(contentsOf url: URL, reader: JSONReader, chunkSize: Int) throws(JSONError) {
+        let fileHandle: FileHandle
+        do {
+            fileHandle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw JSONError(.readFailed("cannot open \(url.path): \(error.localizedDescription)"), offset: nil)
+        }
+        self.init(fileHandle: fileHandle, closesWhenDone: true, reader: reader, chunkSize: chunkSize)
+    }
+
+    init(fileHandle: FileHandle, closesWhenDone: Bool, reader: JSONReader, chunkSize: Int) {
+        source = .file(fileHandle, closesWhenDone: closesWhenDone)
+        self.chunkSize = max(1, chunkSize)
+        parser = JSONParser(reader)
+    }
+
+    /// How many bytes the stream holds now (tests check the memory bound with it).
+    var bufferedByteCount: Int { buffer.count }
+
+    deinit {
+        closeFile()
+    }
+
+    /// The next element and its index, or nil after the last one.
+    public func next() throws(JSONError) -> Element? {
+        do {
+            return try step()
+        } catch {
+            state = .failed(error)
+            release()
+            throw error
+        }
+    }
+
+    /// Calls `body` with each remaining element in order; throws the first error, the
+    /// stream's or `body`'s.
+    public func forEach(_ body: (_ index: Int, _ value: JSONValue) throws -> Void) throws {
+        while let (index, value) = try next() {
+            try body(index, value)
+        }
+    }
+
+    private func step() throws(JSONError) -> Element? {
+        while true {
+            switch state {
+            case .failed(let error):
+                throw error
+            case .finished:
+                return nil
+            case .start:
+                try fill(.firstNonWhitespace)
+                let first = try withParser { parser throws(JSONError) in
+                    parser.skipWhitespace()
+                    guard parser.position < parser.input.count,
+                        [UInt8(ascii: "["), UInt8(ascii: "{")].contains(parser.input[parser.position])
+                    else { throw parser.unexpected(.arrayOrObject) }
+                    return parser.input[parser.position]
+                }
+                if first == UInt8(ascii: "{") {
+                    try fill(.element(isFirst: true))
+                    let object = try withParser { parser throws(JSONError) in try parser.parseValue(depth: 0) }
+                    state = .endOfInput
+                    return yield(object)
+                }
+                guard parser.maximumDepth > 0 else { throw JSONError(.nestingTooDeep(limit: parser.maximumDepth), offset: offset) }
+                offset += 1
+                state = .firstElement
+            case .firstElement, .nextElement:
+                let isFirst = if case .firstElement = state { true } else { false }
+                try fill(.element(isFirst: isFirst))
+                let element = try withParser { parser throws(JSONError) -> JSONValue? in
+                    guard try isFirst ? parser.beginArray() : parser.continueArray() else { return nil }
+                    return try parser.parseValue(depth: 1)
+                }
+                guard let element else {
+                    state = .endOfInput
+                    continue
+                }
+                state = .nextElement
+                return yield(element)
+            case .endOfInput:
+                // Only whitespace to the end, a chunk at a time.
+                while true {
+                    try withParser { parser throws(JSONError) in try parser.expectEndOfInput() }
+                    guard case .file = source, !reachedEndOfFile else { break }
+                    try readChunk()
+                }
+                state = .finished
+                release()
+                return nil
+            }
+        }
+    }
+
+    private func yield(_ value: JSONValue) -> Element {
+        defer { nextIndex += 1 }
+        return (nextIndex, value)
+    }
+
+    // MARK: Input
+
+    /// Runs `body` on a parser attached to the bytes at hand, positioned at `offset`.
+    private func withParser<Result>(_ body: (inout JSONParser) throws(JSONError) -> Result) throws(JSONError) -> Result {
+        let outcome: Swift.Result<Result, JSONError>
+        switch source {
+        case .data(let data):
+            outcome = data.withUnsafeBytes { bytes in run(body, on: bytes, base: 0) }
+        case .file:
+            outcome = buffer.withUnsafeBytes { bytes in run(body, on: bytes, base: bufferBase) }
+        }
+        return try outcome.get()
+    }
+
+    private func run<Result>(
+        _ body: (inout JSONParser) throws(JSONError) -> Result, on bytes: UnsafeRawBufferPointer, base: Int
+    ) -> Swift.Result<Result, JSONError> {
+        parser.attach(bytes, base: base, position: offset - base)
+        defer { offset = base + parser.position }
+        return Swift.Result { () throws(JSONError) in try body(&parser) }
+    }
+
+    /// Reads chunks until the scanner says the parser's next step has what it needs, or
+    /// the file ends.
+    private func fill(_ goal: JSONElementScanner.Goal) throws(JSONError) {
+        guard case .file = source else { return }
+        var scanner = JSONElementScanner(goal, maximumDepth: parser.maximumDepth)
+        var scanned = offset - bufferBase
+        while !buffer.withUnsafeBufferPointer({ scanner.scan($0, from: &scanned) }), !reachedEndOfFile {
+            let dropped = offset - bufferBase
+            try readChunk()
+            scanned -= dropped
+        }
+    }
+
+    /// Drops the bytes before `offset`, then appends up to a chunk from the file.
+    private func readChunk() throws(JSONError) {
+        guard case .file(let fileHandle, _) = source else { return }
+        buffer.removeFirst(offset - bufferBase)
+        bufferBase = offset
+        let chunk: Data?
+        do {
+            chunk = try fileHandle.read(upToCount: chunkSize)
+        } catch {
+            throw JSONError(.readFailed(error.localizedDescription), offset: bufferBase + buffer.count)
+        }
+        guard let chunk, !chunk.isEmpty else {
+            reachedEndOfFile = true
+            return
+        }
+        buffer.append(contentsOf: chunk)
+    }
+
+    /// Frees the buffer and closes a file the stream opened, once it is no longer needed.
+    private func release() {
+        buffer = []
+        bufferBase = offset
+        closeFile()
+        if case .data = source { source = .data(Data()) }
+    }
+
+    private func closeFile() {
+        guard case .file(let fileHandle, let closesWhenDone) = source, closesWhenDone else { return }
+        try? fileHandle.close()
+        source = .file(fileHandle, closesWhenDone: false)
+    }
+}

@@ -1,0 +1,232 @@
+/// The reader's engine: an iterative parser over a window of bytes.
+///
+/// Open containers live on `frames`, and the finished values and member names of open
+/// containers on the `values` and `names` stacks; a container is built once, at its final
+/// size, when it closes. Scratch stacks are kept between values, so a stream reading
+/// elements one by one reuses them.
+///
+/// Resumable between values: ``JSONArrayStream`` attaches a fresh window for each
+/// element and drives the same `beginArray`/`continueArray` steps the parser uses inside
+/// arrays, so a stream throws exactly the errors, at exactly the offsets, that reading the
+/// whole document would.
+struct JSONParser: ~Copyable {
+    let allowsTrailingCommas: Bool
+    let maximumDepth: Int
+
+    /// The bytes being read; only valid during the call that attached them.
+    private(set) var input = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    /// The absolute offset of `input[0]`, for errors.
+    private(set) var base = 0
+    /// The next byte to read, as an index into `input`.
+    var position = 0
+
+    private var frames: [Frame] = []
+    private var values = JSONScratchStack<JSONValue>()
+    private var names = JSONScratchStack<String>()
+    /// Scratch for strings with escapes.
+    var unescaped: [UInt8] = []
+
+    private struct Frame {
+        var isObject: Bool
+        var valuesStart: Int
+        var namesStart: Int
+    }
+
+    init(_ reader: JSONReader) {
+        allowsTrailingCommas = reader.allowsTrailingCommas
+        maximumDepth = reader.maximumDepth
+    }
+
+    mutating func attach(_ bytes: UnsafeRawBufferPointer, base: Int, position: Int) {
+        input = bytes.assumingMemoryBound(to: UInt8.self)
+        self.base = base
+        self.position = position
+    }
+
+    // MARK: Values
+
+    /// Reads one value at `position` (after any whitespace) and stops right after it.
+    /// `depth` is the number of containers already open around it.
+    mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
+        frames.removeAll(keepingCapacity: true)
+        values.removeAll()
+        names.removeAll()
+        parsing: while true {
+            skipWhitespace()
+            guard position < input.count else { throw unexpected(.value) }
+            var value: JSONValue
+            switch input[position] {
+            case UInt8(ascii: "{"):
+                try open(isObject: true, depth: depth)
+                if try beginObject() { continue parsing }
+                frames.removeLast()
+                value = .object(JSONObject())
+            case UInt8(ascii: "["):
+                try open(isObject: false, depth: depth)
+                if beginArray() { continue parsing }
+                frames.removeLast()
+                value = .array([])
+            case UInt8(ascii: "\""):
+                value = .string(try parseString())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = .number(try parseNumber())
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                value = .null
+            default:
+                throw unexpected(.value)
+            }
+            // Hand the value to its container; close every container that ends here.
+            while let frame = frames.last {
+                values.push(value)
+                if frame.isObject {
+                    if try continueObject() { continue parsing }
+                    value = .object(closeObject(frame))
+                } else {
+                    if try continueArray() { continue parsing }
+                    value = .array(closeArray(frame))
+                }
+                frames.removeLast()
+            }
+            return value
+        }
+    }
+
+    /// After the value: only whitespace to the end of the input.
+    mutating func expectEndOfInput() throws(JSONError) {
+        skipWhitespace()
+        if position < input.count { throw unexpected(.endOfInput) }
+    }
+
+    private mutating func open(isObject: Bool, depth: Int) throws(JSONError) {
+        guard depth + frames.count < maximumDepth else {
+            throw JSONError(.nestingTooDeep(limit: maximumDepth), offset: base + position)
+        }
+        frames.append(Frame(isObject: isObject, valuesStart: values.count, namesStart: names.count))
+        position += 1
+    }
+
+    // MARK: Arrays
+
+    /// Just after `[`: true when an element follows, false when `]` closed the array.
+    mutating func beginArray() -> Bool {
+        skipWhitespace()
+        guard position < input.count, input[position] == UInt8(ascii: "]") else { return true }
+        position += 1
+        return false
+    }
+
+    /// Just after an element: true when `,` introduced another, false when `]` closed
+    /// the array.
+    mutating func continueArray() throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard position < input.count else { throw unexpected(.commaOrClosingBracket) }
+        switch input[position] {
+        case UInt8(ascii: ","):
+            return try afterComma(closing: UInt8(ascii: "]"))
+        case UInt8(ascii: "]"):
+            position += 1
+            return false
+        default:
+            throw unexpected(.commaOrClosingBracket)
+        }
+    }
+
+    private mutating func closeArray(_ frame: Frame) -> [JSONValue] {
+        values.popArray(from: frame.valuesStart)
+    }
+
+    // MARK: Objects
+
+    /// Just after `{`: true when a member name and its colon were read, false when `}`
+    /// closed the object.
+    private mutating func beginObject() throws(JSONError) -> Bool {
+        skipWhitespace()
+        if position < input.count, input[position] == UInt8(ascii: "}") {
+            position += 1
+            return false
+        }
+        try parseMemberName()
+        return true
+    }
+
+    /// Just after a member's value: true when `,` and the next name and colon were read,
+    /// false when `}` closed the object.
+    private mutating func continueObject() throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard position < input.count else { throw unexpected(.commaOrClosingBrace) }
+        switch input[position] {
+        case UInt8(ascii: ","):
+            guard try afterComma(closing: UInt8(ascii: "}")) else { return false }
+            try parseMemberName()
+            return true
+        case UInt8(ascii: "}"):
+            position += 1
+            return false
+        default:
+            throw unexpected(.commaOrClosingBrace)
+        }
+    }
+
+    private mutating func parseMemberName() throws(JSONError) {
+        guard position < input.count, input[position] == UInt8(ascii: "\"") else { throw unexpected(.memberName) }
+        names.push(try parseString())
+        skipWhitespace()
+        guard position < input.count, input[position] == UInt8(ascii: ":") else { throw unexpected(.colon) }
+        position += 1
+        skipWhitespace()
+    }
+
+    /// Builds the object from its members, last value winning for a repeated name.
+    private mutating func closeObject(_ frame: Frame) -> JSONObject {
+        let count = values.count - frame.valuesStart
+        var members = [String: JSONValue](minimumCapacity: count)
+        let order = names.popArray(from: frame.namesStart)
+        var index = 0
+        values.popEach(from: frame.valuesStart) { value in
+            members[order[index]] = value
+            index += 1
+        }
+        // A repeated name keeps its last value, in its first place.
+        guard members.count < order.count else { return JSONObject(members: members, order: order) }
+        var seen = Set<String>(minimumCapacity: members.count)
+        return JSONObject(members: members, order: order.filter { seen.insert($0).inserted })
+    }
+
+    // MARK: Shared
+
+    /// At a comma after an element or member: true when another follows; false when the
+    /// container's `closing` bracket follows and trailing commas are allowed.
+    private mutating func afterComma(closing: UInt8) throws(JSONError) -> Bool {
+        let comma = position
+        position += 1
+        skipWhitespace()
+        guard position < input.count, input[position] == closing else { return true }
+        guard allowsTrailingCommas else { throw JSONError(.trailingComma, offset: base + comma) }
+        position += 1
+        return false
+    }
+
+    /// The error for the byte at `position`, or for the end of the input there.
+    func unexpected(_ expected: JSONError.Expectation) -> JSONError {
+        guard position < input.count else { return JSONError(.unexpectedEnd(expected: expected), offset: base + position) }
+        return JSONError(.unexpectedCharacter(input[position], expected: expected), offset: base + position)
+    }
+
+    mutating func skipWhitespace() {
+        while position < input.count {
+            switch input[position] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                position += 1
+            default:
+                return
+            }
+        }
+    }
+}

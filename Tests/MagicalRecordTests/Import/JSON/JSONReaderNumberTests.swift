@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import MagicalRecord
+
+/// Numbers keep their text; conversions are exact or nil.
+struct JSONReaderNumberTests {
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    @Test func int64ValueIsExact() {
+        let cases: [(String, Int64?)] = [
+            ("0", 0), ("-0", 0), ("-0.0e5", 0), ("0.000e-99999999999999999999", 0),
+            ("7", 7), ("-12", -12), ("1.0", 1), ("1e2", 100), ("1E+2", 100), ("2.50e1", 25), ("100e-2", 1),
+            ("12345678901234567890000e-4", 1_234_567_890_123_456_789),
+            ("10158365420975381", 10_158_365_420_975_381),
+            ("9223372036854775807", .max), ("-9223372036854775808", .min),
+            ("9.223372036854775807e18", .max), ("1e18", 1_000_000_000_000_000_000),
+            // Not whole, or out of range.
+            ("1.5", nil), ("1e-2", nil), ("0.1", nil), ("123456789012345678901234567890e-20", nil),
+            ("9223372036854775808", nil), ("-9223372036854775809", nil), ("18446744073709551615", nil),
+            ("18446744073709551616", nil), ("1e19", nil), ("1e999999999999999999999", nil),
+        ]
+        for (text, expected) in cases {
+            #expect(JSONNumber(text: text).int64Value == expected, "\(text)")
+        }
+    }
+
+    @Test func bigIntegersReadExactly() throws {
+        let values = try JSONReader().read("[10158365420975381, 9223372036854775807, -9223372036854775808, 18446744073709551616]")
+        guard case .array(let numbers) = values else {
+            Issue.record("not an array")
+            return
+        }
+        let texts = numbers.map { if case .number(let number) = $0 { number.text } else { "" } }
+        #expect(texts == ["10158365420975381", "9223372036854775807", "-9223372036854775808", "18446744073709551616"])
+        let int64s = numbers.map { value -> Int64? in if case .number(let number) = value { number.int64Value } else { nil } }
+        #expect(int64s == [10_158_365_420_975_381, .max, .min, nil])
+        guard case .number(let twoToThe64) = numbers[3] else { return }
+        #expect(twoToThe64.decimalValue == Decimal(string: "18446744073709551616", locale: Self.posix))
+        #expect(twoToThe64.decimalValue?.description == "18446744073709551616")
+    }
+
+    @Test func decimalValueIsExactOrNil() {
+        let exact: [(String, String)] = [
+            ("0.1", "0.1"), ("-2.50", "-2.5"), ("1e2", "100"), ("1.5e-3", "0.0015"),
+            ("-9223372036854775808", "-9223372036854775808"),
+            ("12345678901234567890123456789012345678", "12345678901234567890123456789012345678"),
+            ("1" + String(repeating: "0", count: 60), "1" + String(repeating: "0", count: 60)),
+            ("0.00000000000000000000000000000000000000000000001", "0.00000000000000000000000000000000000000000000001"),
+        ]
+        for (text, expected) in exact {
+            #expect(JSONNumber(text: text).decimalValue?.description == expected, "\(text)")
+        }
+        // 39 significant digits, or beyond Decimal's exponents: nil, never rounded.
+        for text in ["123456789012345678901234567890123456789", "340282366920938463463374607431768211456", "1e-200", "1e200"] {
+            #expect(JSONNumber(text: text).decimalValue == nil, "\(text)")
+        }
+    }
+
+    @Test func doubleValueIsNearest() {
+        #expect(JSONNumber(text: "1.5").doubleValue == 1.5)
+        #expect(JSONNumber(text: "-0").doubleValue == 0)
+        #expect(JSONNumber(text: "1e-400").doubleValue == 0)
+        #expect(JSONNumber(text: "1e400").doubleValue == nil)
+        #expect(JSONNumber(text: "-1e400").doubleValue == nil)
+        #expect(JSONNumber(text: "9007199254740993").doubleValue == 9_007_199_254_740_992)
+        #expect(JSONNumber(text: "0.1").doubleValue == 0.1)
+        #expect(JSONNumber(text: "2.2250738585072014E-308").doubleValue == .leastNormalMagnitude)
+    }
+
+    /// Random integers, spelled every way JSON allows, convert back exactly.
+    @Test func randomIntegersRoundTrip() {
+        var random = SeededGenerator(seed: 0x4E55_4D42)
+        for _ in 0..<(2000 * jsonTestScale) {
+            let value = Int64.random(in: .min ... .max, using: &random) >> Int64.random(in: 0...63, using: &random)
+            let plain = String(value)
+            for text in [plain, plain + ".0", plain + "e0", plain + "0e-1", plain + ".000E+0"] {
+                #expect(JSONNumber(text: text).int64Value == value, "\(text)")
+            }
+            #expect(JSONNumber(text: plain).decimalValue?.description == plain)
+            if value != 0, value % 10 != 0 {
+                #expect(JSONNumber(text: plain + "e-1").int64Value == nil)
+            }
+        }
+    }
+}
