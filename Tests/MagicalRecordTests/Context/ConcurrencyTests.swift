@@ -7,12 +7,11 @@ import Testing
 /// Contexts used from many threads at once: background saves while the default context
 /// reads, each result checked against what the writers made.
 @Suite struct ConcurrencyTests {
-    static var scale: Int { Int(ProcessInfo.processInfo.environment["MAGICALRECORD_TEST_SCALE"] ?? "") ?? 1 }
 
     @Test func backgroundSavesWhileTheDefaultContextReads() throws {
         let stack = try ContextSavingTests.Stack()
         let writers = 4
-        let perWriter = 50 * Self.scale
+        let perWriter = 50 * testScale
         let failures = Failures()
         let reading = ReadLog()
         let group = DispatchGroup()

@@ -236,7 +236,7 @@ import Testing
     /// changes. Seeds 1 through MAGICALRECORD_TEST_SCALE replay exactly.
     @Test func fetchesEqualTheReferenceModelWhateverThePlan() throws {
         var coverage = PlanCoverage()
-        for seed in 1...UInt64(predicateTestScale) {
+        for seed in 1...UInt64(testScale) {
             var run = try RandomFetchRun(seed: seed)
             try run.check(&coverage)
         }

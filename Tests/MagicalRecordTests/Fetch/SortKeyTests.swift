@@ -48,7 +48,7 @@ import Testing
         let names = ["age", "lastName", "department.name", "a", "x_1", "born"]
         let yes = ["YES", "yes", "ASC", "true", "1"]
         let no = ["NO", "no", "DESC", "False", "0"]
-        for _ in 0..<(200 * predicateTestScale) {
+        for _ in 0..<(200 * testScale) {
             let keys = (0..<Int.random(in: 1...4, using: &random)).map { _ in
                 SortKey(names.randomElement(using: &random)!, ascending: Bool.random(using: &random))
             }

@@ -124,7 +124,7 @@ struct PredicateErrorTests {
         ]
         var random = SeededGenerator(seed: 0xBAD_F00D)
         var parsed = 0
-        for _ in 0..<(3_000 * predicateTestScale) {
+        for _ in 0..<(3_000 * testScale) {
             let count = Int.random(in: 0...12, using: &random)
             let separator = random.chance(0.7) ? " " : ""
             let format = (0..<count).map { _ in random.pick(fragments) }.joined(separator: separator)
@@ -147,7 +147,7 @@ struct PredicateErrorTests {
     func randomCharacters() {
         let alphabet = Array("ab xyz019.,'\"\\(){}[]<>=!&|%@#$-+*?é\u{301}\u{1F600}\t\nANDORNOTINANY")
         var random = SeededGenerator(seed: 42)
-        for _ in 0..<(3_000 * predicateTestScale) {
+        for _ in 0..<(3_000 * testScale) {
             let format = String((0..<Int.random(in: 0...24, using: &random)).map { _ in random.pick(alphabet) })
             do {
                 _ = try ObjectPredicate(format: format, argumentArray: [1, "a"])

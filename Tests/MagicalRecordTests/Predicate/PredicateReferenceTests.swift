@@ -18,13 +18,13 @@ struct PredicateReferenceTests {
     @Test("random predicates agree with the reference on random records")
     func randomPredicatesAgreeWithReference() {
         var random = SeededGenerator(seed: 0x5EED_2EC0)
-        let records = ReferenceData.records(count: 200 * predicateTestScale, using: &random)
+        let records = ReferenceData.records(count: 200 * testScale, using: &random)
         let subjects = records.map(\.subject)
         var generator = ReferencePredicates(random: SeededGenerator(seed: 0x5EED_F0E7))
         var trueCounts: [String: Int] = [:]
         var falseCounts: [String: Int] = [:]
         var failures = 0
-        for _ in 0..<(300 * predicateTestScale) where failures < 20 {
+        for _ in 0..<(300 * testScale) where failures < 20 {
             let candidate = generator.predicate()
             let predicate: ObjectPredicate
             do {

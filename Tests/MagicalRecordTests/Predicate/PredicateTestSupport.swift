@@ -26,8 +26,6 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// `MAGICALRECORD_TEST_SCALE` (default 1) multiplies the iterations of randomized tests.
-let predicateTestScale = max(1, Int(ProcessInfo.processInfo.environment["MAGICALRECORD_TEST_SCALE"] ?? "") ?? 1)
 
 /// An object in memory for predicates to be evaluated against: attribute values and
 /// relationship targets by key.

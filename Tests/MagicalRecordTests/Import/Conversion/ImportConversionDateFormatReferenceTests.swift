@@ -66,7 +66,7 @@ struct ImportConversionDateFormatReferenceTests {
         "Etc/GMT+12",
     ].map { TimeZone(identifier: $0)! } + [TimeZone(secondsFromGMT: 5 * 3600 + 1800)!, TimeZone(secondsFromGMT: -(3 * 3600 + 1800))!]
 
-    static let datesPerCase = 60 * conversionTestScale
+    static let datesPerCase = 60 * testScale
 
     private static func formatter(_ format: String, _ zone: TimeZone) -> DateFormatter {
         let formatter = DateFormatter()
@@ -126,7 +126,7 @@ struct ImportConversionDateFormatReferenceTests {
                 continue
             }
             let reference = Self.formatter(format, TimeZone(identifier: "UTC")!)
-            for _ in 0..<(20 * conversionTestScale) {
+            for _ in 0..<(20 * testScale) {
                 var text = Array(reference.string(from: Self.randomDate(&random)))
                 for _ in 0..<Int.random(in: 1...2, using: &random) {
                     let index = Int.random(in: 0..<max(1, text.count), using: &random)

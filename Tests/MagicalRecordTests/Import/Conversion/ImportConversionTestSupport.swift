@@ -31,6 +31,3 @@ func utcDate(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: I
     return calendar.date(from: components)!
 }
 
-/// `MAGICALRECORD_TEST_SCALE` (default 1) multiplies the iterations of the randomized
-/// conversion tests.
-let conversionTestScale = max(1, Int(ProcessInfo.processInfo.environment["MAGICALRECORD_TEST_SCALE"] ?? "") ?? 1)

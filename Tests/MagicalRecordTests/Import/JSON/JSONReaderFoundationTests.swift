@@ -74,7 +74,7 @@ struct JSONReaderFoundationTests {
     @Test func randomDocumentsAgreeWithJSONSerialization() throws {
         var random = RandomJSON(seed: 0x4653_4552)
         var compared = 0
-        for _ in 0..<(150 * jsonTestScale) {
+        for _ in 0..<(150 * testScale) {
             let value = random.value(depth: 4)
             let data = Data(JSONTestWriter.compact(value).utf8)
             guard let object = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else { continue }
@@ -82,6 +82,6 @@ struct JSONReaderFoundationTests {
             #expect(bridged.numbersNormalized() == value.numbersNormalized().membersSorted(), "\(String(decoding: data, as: UTF8.self))")
             compared += 1
         }
-        #expect(compared > 100 * jsonTestScale)
+        #expect(compared > 100 * testScale)
     }
 }

@@ -70,7 +70,7 @@ struct JSONReaderNumberTests {
     /// Random integers, spelled every way JSON allows, convert back exactly.
     @Test func randomIntegersRoundTrip() {
         var random = SeededGenerator(seed: 0x4E55_4D42)
-        for _ in 0..<(2000 * jsonTestScale) {
+        for _ in 0..<(2000 * testScale) {
             let value = Int64.random(in: .min ... .max, using: &random) >> Int64.random(in: 0...63, using: &random)
             let plain = String(value)
             for text in [plain, plain + ".0", plain + "e0", plain + "0e-1", plain + ".000E+0"] {

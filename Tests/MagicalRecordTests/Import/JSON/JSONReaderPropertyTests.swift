@@ -8,7 +8,7 @@ struct JSONReaderPropertyTests {
     /// Random trees, written with random whitespace and escapes, read back equal.
     @Test func writtenTreesReadBackEqual() throws {
         var random = RandomJSON(seed: 0x5254_5250)
-        for round in 0..<(400 * jsonTestScale) {
+        for round in 0..<(400 * testScale) {
             let value = random.value()
             #expect(try JSONReader().read(JSONTestWriter.compact(value)) == value, "round \(round)")
             var writer = JSONTestWriter(random: random.random, trailingCommas: round % 2 == 0)
@@ -47,7 +47,7 @@ struct JSONReaderPropertyTests {
     @Test func utf8CheckAgreesWithTheStandardLibrary() {
         var random = SeededGenerator(seed: 0x5554_4638)
         let interesting: [UInt8] = [0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
-        for _ in 0..<(20000 * jsonTestScale) {
+        for _ in 0..<(20000 * testScale) {
             let bytes = (0..<Int.random(in: 0...6, using: &random)).map { _ in random.pick(interesting) }
             let ours = bytes.withUnsafeBufferPointer { JSONParser.firstIllFormedUTF8(in: $0) }
             #expect((ours == nil) == (String(validating: bytes, as: UTF8.self) != nil), "\(bytes)")
@@ -62,7 +62,7 @@ struct JSONReaderPropertyTests {
         var random = RandomJSON(seed: 0x4741_5242)
         let alphabet = Array(#"[]{},:"\ -+.eE0123456789tfnrulasu"#.utf8) + [0x00, 0x0A, 0x1F, 0x80, 0xC3, 0xA9, 0xED, 0xF0, 0xFF]
         var inputs: [[UInt8]] = []
-        for _ in 0..<(150 * jsonTestScale) {
+        for _ in 0..<(150 * testScale) {
             inputs.append((0..<Int.random(in: 0...24, using: &random.random)).map { _ in random.random.pick(alphabet) })
             var document = Array(JSONTestWriter.compact(.array((0..<3).map { _ in random.value(depth: 2) })).utf8)
             for _ in 0..<Int.random(in: 1...3, using: &random.random) where !document.isEmpty {

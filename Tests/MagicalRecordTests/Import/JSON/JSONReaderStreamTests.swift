@@ -67,7 +67,7 @@ struct JSONReaderStreamTests {
     @Test func chunkedFilesMatchWholeDocuments() throws {
         let folder = JSONScratchFolder()
         var random = RandomJSON(seed: 0x5354_524D)
-        for round in 0..<(60 * jsonTestScale) {
+        for round in 0..<(60 * testScale) {
             let elements = (0..<Int.random(in: 0...12, using: &random.random)).map { _ in random.value(depth: 3) }
             var writer = JSONTestWriter(random: random.random, trailingCommas: round % 3 == 0)
             let bytes = Array(writer.write(.array(elements)).utf8)

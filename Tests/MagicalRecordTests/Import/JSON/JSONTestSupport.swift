@@ -1,10 +1,6 @@
 import Foundation
 @testable import MagicalRecord
 
-/// `MAGICALRECORD_TEST_SCALE` (default 1) multiplies the iterations of the randomized
-/// JSON tests; at 1 each runs in well under a second in debug.
-let jsonTestScale = max(1, Int(ProcessInfo.processInfo.environment["MAGICALRECORD_TEST_SCALE"] ?? "") ?? 1)
-
 /// A reference writer, independent of the reader: compact by default; with a generator,
 /// random whitespace, optional escapes (`\/`, `\u00e9`, surrogate pairs) and, when asked,
 /// a trailing comma in some containers.
