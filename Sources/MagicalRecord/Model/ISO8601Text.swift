@@ -25,7 +25,8 @@ enum ISO8601Text {
             fractionDigits = complement(fraction)
         }
         let (dayOffset, secondOfDay) = floorDivide(seconds, 86_400)
-        let (year, month, day) = civil(fromDays: dayOffset + referenceDay)
+        let civil = CivilCalendar.civil(fromDays: Int(dayOffset + referenceDay))
+        let (year, month, day) = (Int64(civil.year), Int64(civil.month), Int64(civil.day))
         var text = (0...9999).contains(year) ? pad(year, 4) : (year < 0 ? "-" : "+") + pad(abs(year), 4)
         text += "-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
         if !fractionDigits.isEmpty { text += "." + fractionDigits }
@@ -56,10 +57,10 @@ enum ISO8601Text {
               [date[1], date[2], time[0], time[1], time[2]].allSatisfy({ $0.count == 2 }),
               let year = number(date[0]), let month = number(date[1]), let day = number(date[2]),
               let hour = number(time[0]), let minute = number(time[1]), let second = number(time[2]),
-              (1...12).contains(month), (1...daysIn(month: month, year: sign * year)).contains(day),
+              (1...12).contains(month), (1...Int64(CivilCalendar.daysIn(month: Int(month), year: Int(sign * year)))).contains(day),
               hour < 24, minute < 60, second < 60
         else { return nil }
-        let whole = (days(fromCivil: sign * year, month, day) - referenceDay) * 86_400 + hour * 3600 + minute * 60 + second
+        let whole = (Int64(CivilCalendar.days(year: Int(sign * year), month: Int(month), day: Int(day))) - referenceDay) * 86_400 + hour * 3600 + minute * 60 + second
         guard fraction.contains(where: { $0 != "0" }) else { return Date(timeIntervalSinceReferenceDate: Double(whole)) }
         let decimal = whole >= 0 ? "\(whole).\(fraction)" : "-\(-whole - 1).\(complement(fraction))"
         return Double(decimal).map { Date(timeIntervalSinceReferenceDate: $0) }
@@ -103,36 +104,6 @@ enum ISO8601Text {
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
         let remainder = value % divisor
         return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
-    }
-
-    private static func isLeap(_ year: Int64) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        month == 2 ? (isLeap(year) ? 29 : 28) : ([4, 6, 9, 11].contains(month) ? 30 : 31)
-    }
-
-    // Howard Hinnant's civil-calendar algorithms (proleptic Gregorian, days since 1970).
-    private static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = floorDivide(shiftedYear, 400).0
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = floorDivide(shifted, 146_097).0
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 
