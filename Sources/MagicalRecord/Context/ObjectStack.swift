@@ -35,14 +35,17 @@ private struct WeakContext: @unchecked Sendable {
     weak var context: ManagedObjectContext?
 }
 
-/// The class to make objects of, per entity: subclasses register themselves the first
-/// time their typed API is used; everything else is a plain ``ManagedObject``.
+/// The class to make objects of, per entity: ``MagicalRecord/register(_:)``, and the
+/// first use of a subclass's typed API, put it here; everything else is a plain
+/// ``ManagedObject``.
 enum ObjectClassRegistry {
     private static let classes = Mutex<[String: ManagedObject.Type]>([:])
 
     static func register(_ type: ManagedObject.Type) {
         let name = type.entityName
-        classes.withLock { $0[name] = type }
+        classes.withLock { classes in
+            if classes[name] != type { classes[name] = type }
+        }
     }
 
     static func objectClass(for entity: String) -> ManagedObject.Type {

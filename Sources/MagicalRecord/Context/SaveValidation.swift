@@ -6,6 +6,9 @@ enum SaveValidation {
         var failures: [ValidationFailure] = []
         for object in objects where !object.isDeletedInContext {
             let id = object.objectID
+            for (property, reason) in object.state.refusedAssignments.sorted(by: { $0.key < $1.key }) {
+                failures.append(ValidationFailure(object: id, reason: .refusedAssignment(property: property, reason: reason)))
+            }
             for (attribute, value) in zip(object.entity.attributes, object.state.attributes) {
                 if value.isNull && !attribute.isOptional {
                     failures.append(ValidationFailure(object: id, reason: .missingRequiredAttribute(attribute.name)))

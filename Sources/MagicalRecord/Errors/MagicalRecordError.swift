@@ -33,6 +33,9 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
     case predicate(ObjectPredicateError, entity: String)
     /// A fetch request that cannot run: an unknown sort key, property or aggregate.
     case invalidFetch(String)
+    /// A ``ManagedObject`` subclass that does not fit its entity: typed properties naming
+    /// what the entity lacks or cannot hold, or objects loaded before it was registered.
+    case invalidClass(type: String, entity: String, problems: [String])
 
     public var description: String {
         switch self {
@@ -69,6 +72,8 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
             return "bad predicate for entity \(entity): \(error)"
         case .invalidFetch(let reason):
             return "invalid fetch: \(reason)"
+        case .invalidClass(let type, let entity, let problems):
+            return "class \(type) does not fit entity \(entity):\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
         }
     }
 }
@@ -85,6 +90,9 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case deleteDenied(relationship: String)
         /// Another object of the entity already has this key value.
         case duplicateKey(attribute: String, value: AttributeValue)
+        /// A typed property (``Field``, ``ToOne``, ``ToMany``) was set to something its
+        /// attribute or relationship cannot hold; `reason` says what.
+        case refusedAssignment(property: String, reason: String)
     }
 
     public let object: ObjectID
@@ -106,6 +114,8 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
             return "\(object) cannot be deleted: its \(name) relationship is not empty (delete rule Deny)"
         case .duplicateKey(let name, let value):
             return "\(object): another object already has \(name) = \(value)"
+        case .refusedAssignment(let name, let reason):
+            return "\(object): setting \(name) was refused: \(reason)"
         }
     }
 }

@@ -166,13 +166,10 @@ extension ActiveRecord where Self: ManagedObject {
         return try ManagedObjectContext.default
     }
 
-    /// `object` as this class: contexts make registered classes (``MagicalRecord/register(_:)``).
+    /// `object` as this class, its typed properties checked against its entity (once).
     static func typed(_ object: ManagedObject) throws(MagicalRecordError) -> Self {
-        guard let typed = object as? Self else {
-            throw .invalidFetch(
-                "\(object.objectID) is a \(type(of: object)), not a \(self): register \(self) with MagicalRecord.register(\(self).self) before its objects are loaded"
-            )
-        }
+        let typed = try RelatedObjects.typed(object, as: self)
+        try ClassCheck.verify(typed)
         return typed
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An entity as the rest of the library uses it: its declaration resolved against the
 /// model, with inherited attributes and relationships, its subentities and its key.
 public final class Entity: Sendable, CustomStringConvertible {
@@ -19,6 +21,8 @@ public final class Entity: Sendable, CustomStringConvertible {
 
     private let attributeSlots: [String: Int]
     private let relationshipSlots: [String: Int]
+    /// Problems of the ``ManagedObject`` subclasses checked against this entity, by class.
+    let checkedClasses = Mutex<[ObjectIdentifier: [String]]>([:])
 
     init(
         declaration: EntityDescription,

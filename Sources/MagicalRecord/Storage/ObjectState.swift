@@ -6,6 +6,9 @@ struct ObjectState: Sendable, Equatable {
     var attributes: [AttributeValue]
     /// By position in ``Entity/relationships``.
     var relationships: [RelationshipState]
+    /// Typed property assignments that were refused, by property name, with the reason:
+    /// a setter cannot throw, so the next save does (``ValidationFailure/Reason/refusedAssignment(property:reason:)``).
+    var refusedAssignments: [String: String] = [:]
 
     /// A new object: every attribute at its default, no relationships.
     init(id: ObjectID, entity: Entity) {

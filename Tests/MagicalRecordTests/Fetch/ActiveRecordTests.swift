@@ -198,7 +198,7 @@ import Testing
                 if case .invalidFetch = $0 { return true } else { return false }
             }),
             ("an unregistered class", fetchFailure { () throws(MagicalRecordError) in try Hound.createEntity(in: stack.main) }, {
-                if case .invalidFetch(let reason) = $0 { return reason.contains("register") } else { return false }
+                if case .invalidClass(_, _, let problems) = $0 { return problems.joined().contains("register") } else { return false }
             }),
         ]
         for (name, error, isExpected) in cases {

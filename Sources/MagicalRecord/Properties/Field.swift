@@ -1,0 +1,67 @@
+/// A typed attribute property on a ``ManagedObject`` subclass:
+///
+/// ```swift
+/// final class Person: ManagedObject {
+///     @Field var firstName: String?
+///     @Field("age") var years: Int16
+/// }
+/// person.firstName = "Yan"
+/// ```
+///
+/// The attribute is the property's own name unless one is given. An optional property
+/// reads nil for nil; a non-optional one reads ``AttributeConvertible/valueForNil`` (zero,
+/// empty) until set. A value the attribute cannot hold (300 for an Integer 16) is refused:
+/// the attribute keeps its value and the next save fails with a
+/// ``ValidationFailure/Reason/refusedAssignment(property:reason:)`` naming it.
+/// ``MagicalRecord/register(_:)`` checks every declaration against the model.
+@propertyWrapper
+public struct Field<Value: AttributeConvertible>: DeclaredProperty {
+    let declaredName: String?
+
+    /// The attribute of the property's own name.
+    public init() { declaredName = nil }
+
+    /// The attribute named `attribute`.
+    public init(_ attribute: String) { declaredName = attribute }
+
+    /// Reached only through the enclosing object (the subscript below); Swift requires it to exist.
+    @available(*, unavailable, message: "@Field works only inside ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unreachable: @Field is unavailable outside ManagedObject subclasses") }
+        set { fatalError("unreachable: @Field is unavailable outside ManagedObject subclasses") }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            let name = PropertyName.resolve(object[keyPath: storageKeyPath].declaredName, storage: storageKeyPath)
+            let stored: AttributeValue
+            do {
+                stored = try object.attributeValue(forKey: name)
+            } catch {
+                object.readFailed(name, error.description)
+                return Value.valueForNil
+            }
+            if let value = Value(attributeValue: stored) { return value }
+            if !stored.isNull { object.readFailed(name, "\(stored) does not read as \(Value.self)") }
+            return Value.valueForNil
+        }
+        set {
+            let name = PropertyName.resolve(object[keyPath: storageKeyPath].declaredName, storage: storageKeyPath)
+            object.assign(name) { () throws(MagicalRecordError) in try object.setValue(newValue.attributeValue, forKey: name) }
+        }
+    }
+
+    func problem(named name: String, in entity: Entity, model: ObjectModel) -> String? {
+        guard let attribute = entity.attribute(named: name) else {
+            return "\(entity.name) has no attribute \(name)"
+        }
+        guard Value.reads(attribute.type) else {
+            return "\(entity.name).\(name) is \(attribute.type.rawValue), which \(Value.self) cannot hold"
+        }
+        return nil
+    }
+}
