@@ -33,6 +33,8 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
     case predicate(ObjectPredicateError, entity: String)
     /// A fetch request that cannot run: an unknown sort key, property or aggregate.
     case invalidFetch(String)
+    /// An import that failed: nothing it did is left in the context (Spec/IMPORT.md).
+    case importFailed(ImportError)
     /// A ``ManagedObject`` subclass that does not fit its entity: typed properties naming
     /// what the entity lacks or cannot hold, or objects loaded before it was registered.
     case invalidClass(type: String, entity: String, problems: [String])
@@ -72,6 +74,8 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
             return "bad predicate for entity \(entity): \(error)"
         case .invalidFetch(let reason):
             return "invalid fetch: \(reason)"
+        case .importFailed(let error):
+            return "import failed, nothing imported: \(error)"
         case .invalidClass(let type, let entity, let problems):
             return "class \(type) does not fit entity \(entity):\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
         }

@@ -12,6 +12,8 @@ struct EntityImportMapping: Sendable {
         /// Key paths tried in order while the earlier ones are absent.
         let keyPaths: [KeyPath]
         let useDefaultWhenAbsent: Bool
+        /// Made once: it holds the compiled date format or the value transformer.
+        let conversion: ImportConversion
     }
 
     struct RelationshipMapping: Sendable {
@@ -42,7 +44,8 @@ struct EntityImportMapping: Sendable {
         let attributes = entity.attributes.enumerated().map { position, attribute in
             AttributeMapping(
                 position: position, attribute: attribute, keyPaths: Self.keyPaths(attribute.name, attribute.userInfo),
-                useDefaultWhenAbsent: Self.isYes(attribute.userInfo[UserInfoKey.useDefaultValueWhenNotPresent])
+                useDefaultWhenAbsent: Self.isYes(attribute.userInfo[UserInfoKey.useDefaultValueWhenNotPresent]),
+                conversion: ImportConversion(attribute)
             )
         }
         self.attributes = attributes

@@ -42,7 +42,7 @@ public struct ImportResult: Sendable {
     /// Top-level records a `shouldImport` hook turned down.
     public internal(set) var declined = 0
     /// Records left out with ``ImportOptions/skipInvalid``, with why.
-    public internal(set) var skipped: [String] = []
+    public internal(set) var skipped: [ImportError] = []
     /// The imported top-level objects' ids, in input order (a record imported twice, once).
     public internal(set) var objectIDs: [ObjectID] = []
 }
