@@ -54,6 +54,7 @@ struct Importer {
             }
             addedKeys = []
             touchedNow = []
+            let counted = (created: result.created, updated: result.updated)
             do {
                 // Without skipInvalid the whole import is undone on error (the caller's
                 // savepoint), so a record needs no savepoint of its own.
@@ -72,6 +73,7 @@ struct Importer {
                 guard options.skipInvalid, case .importFailed(let failure) = error, Self.isSkippable(failure) else { throw error }
                 for (keyed, key) in addedKeys { known[keyed]?[key] = nil }
                 for id in touchedNow { touched.remove(id) }
+                (result.created, result.updated) = counted
                 result.skipped.append(failure)
             }
         }
