@@ -34,24 +34,14 @@ struct Importer {
     /// input) and returns the objects, in order.
     mutating func importBatch(_ records: [(index: Int, value: JSONValue)], entity: Entity) throws(MagicalRecordError) -> [ManagedObject] {
         var wanted: [KeyedEntity: Set<AttributeValue>] = [:]
-        var invalid: [Int: ImportError] = [:]
         let mapping = mappings.mapping(for: entity)
-        for (index, value) in records {
-            do throws(ImportError) {
-                try collectKeys(value, mapping: mapping, lookup: mapping.key, index: index, into: &wanted)
-            } catch {
-                guard options.skipInvalid, Self.isSkippable(error) else { throw .importFailed(error) }
-                invalid[index] = error
-            }
+        for (_, value) in records {
+            collectKeys(value, mapping: mapping, lookup: mapping.key, into: &wanted)
         }
         try lookUp(wanted)
 
         var objects: [ManagedObject] = []
         for (index, value) in records {
-            if let error = invalid[index] {
-                result.skipped.append(error)
-                continue
-            }
             addedKeys = []
             touchedNow = []
             let counted = (created: result.created, updated: result.updated)
@@ -84,18 +74,14 @@ struct Importer {
     mutating func importValues(_ record: JSONObject, into object: ManagedObject) throws(MagicalRecordError) {
         let mapping = mappings.mapping(for: object.entity)
         var wanted: [KeyedEntity: Set<AttributeValue>] = [:]
-        do throws(ImportError) {
-            try collectKeys(.object(record), mapping: mapping, lookup: nil, index: 0, into: &wanted)
-        } catch {
-            throw .importFailed(error)
-        }
+        collectKeys(.object(record), mapping: mapping, lookup: nil, into: &wanted)
         try lookUp(wanted)
         touched.insert(object.objectID)
         object.willImport(record)
         try importAttributes(of: record, into: object, mapping: mapping, index: 0)
         try importRelationships(of: record, into: object, mapping: mapping, index: 0)
         object.didImport(record)
-        result.updated += context.isInsertedHere(object.objectID) ? 0 : 1
+        result.updated += 1
         result.objectIDs.append(object.objectID)
     }
 
@@ -109,48 +95,47 @@ struct Importer {
 
     // MARK: Collecting keys
 
+    /// Gathers the keys `value` names, its own and its relationships' targets', for one
+    /// lookup pass. Only a prefetch: what does not convert is left out here and reported
+    /// when the record is imported, after its hooks have had their say.
     private func collectKeys(
-        _ value: JSONValue, mapping: EntityImportMapping, lookup: EntityImportMapping.AttributeMapping?, index: Int,
+        _ value: JSONValue, mapping: EntityImportMapping, lookup: EntityImportMapping.AttributeMapping?,
         into wanted: inout [KeyedEntity: Set<AttributeValue>]
-    ) throws(ImportError) {
-        guard case .object(let record) = value else {
-            throw ImportError(entity: mapping.entity.name, recordIndex: index, reason: .shape("a record must be a JSON object, not \(value.kindName)"))
-        }
-        if let lookup {
-            let key = try keyValue(of: record, lookup, entity: mapping.entity.name, index: index)
+    ) {
+        guard case .object(let record) = value else { return }
+        if let lookup, case .found(let json, _) = record.value(at: lookup.keyPaths, nullAsAbsent: true),
+           let key = try? convertKey(json, lookup, entity: mapping.entity.name, index: 0) {
             wanted[KeyedEntity(entity: mapping.entity.name, attribute: lookup.attribute.name), default: []].insert(key)
         }
         for relationship in mapping.relationships {
-            guard case .found(let related, _) = record.value(at: relationship.keyPaths, nullAsAbsent: options.nullAsAbsent) else { continue }
+            guard case .found(let related, _) = record.value(at: relationship.keyPaths, nullAsAbsent: options.nullAsAbsent),
+                  let destination = context.model.entity(named: relationship.relationship.destination) else { continue }
+            let destinationMapping = mappings.mapping(for: destination)
+            let targetLookup = Self.targetLookup(relationship, destinationMapping)
             let elements: [JSONValue]
             switch related {
-            case .null: continue
             case .array(let items): elements = items
             default: elements = [related]
             }
-            guard let destination = context.model.entity(named: relationship.relationship.destination) else { continue }
-            let destinationMapping = mappings.mapping(for: destination)
-            let targetLookup = relationship.targetKey.flatMap { key in destinationMapping.attributes.first { $0.attribute.name == key.name } }
             for element in elements {
                 switch element {
-                case .object(let nested):
-                    guard !nested.isEmpty else { continue }
-                    try collectKeys(element, mapping: destinationMapping, lookup: targetLookup, index: index, into: &wanted)
-                case .null:
+                case .object:
+                    collectKeys(element, mapping: destinationMapping, lookup: targetLookup, into: &wanted)
+                case .null, .array:
                     continue
-                case .array:
-                    throw ImportError(entity: mapping.entity.name, recordIndex: index, reason: .shape("\(relationship.relationship.name) holds an array inside an array"))
                 default:
-                    guard let targetLookup else {
-                        throw ImportError(entity: mapping.entity.name, recordIndex: index, reason: .targetHasNoKey(
-                            relationship: relationship.relationship.name, destination: destination.name
-                        ))
-                    }
-                    let key = try convertKey(element, targetLookup, entity: destination.name, index: index)
+                    guard let targetLookup, let key = try? convertKey(element, targetLookup, entity: destination.name, index: 0) else { continue }
                     wanted[KeyedEntity(entity: destination.name, attribute: targetLookup.attribute.name), default: []].insert(key)
                 }
             }
         }
+    }
+
+    /// How a relationship finds its targets among the destination's attributes.
+    private static func targetLookup(
+        _ relationship: EntityImportMapping.RelationshipMapping, _ destination: EntityImportMapping
+    ) -> EntityImportMapping.AttributeMapping? {
+        relationship.targetKey.flatMap { key in destination.attributes.first { $0.attribute.name == key.name } }
     }
 
     /// The key of `record`, converted to the key attribute's type. A record of an entity
@@ -257,7 +242,7 @@ struct Importer {
             let object = try context.existingObject(with: id)
             if touched.insert(id).inserted {
                 touchedNow.append(id)
-                result.updated += context.isInsertedHere(id) ? 0 : 1
+                result.updated += 1
             }
             return object
         }
@@ -304,7 +289,7 @@ struct Importer {
             guard object.shouldImport(value, forRelationship: name), !object.importRelationship(value, forRelationship: name) else { continue }
             guard let destination = context.model.entity(named: relationship.relationship.destination) else { continue }
             let destinationMapping = mappings.mapping(for: destination)
-            let targetLookup = relationship.targetKey.flatMap { key in destinationMapping.attributes.first { $0.attribute.name == key.name } }
+            let targetLookup = Self.targetLookup(relationship, destinationMapping)
             let elements: [JSONValue]
             switch value {
             case .null: elements = []
@@ -390,8 +375,3 @@ extension ManagedObject {
     }
 }
 
-extension ManagedObjectContext {
-    func isInsertedHere(_ id: ObjectID) -> Bool {
-        withLock { insertedIDs.contains(id) }
-    }
-}
