@@ -109,7 +109,7 @@ extension ManagedObject {
         let current = try loadedTargets(position)
         if relationship.isToMany {
             guard !current.contains(source.objectID) else { return }
-            try changeState { $0.relationships[position] = .toMany(current + [source.objectID]) }
+            try changeState { $0.appendTarget(source.objectID, at: position) }
         } else {
             // A to-one inverse had another owner: that owner loses this object.
             if let previous = current.first, previous != source.objectID,

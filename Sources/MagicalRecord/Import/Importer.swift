@@ -15,6 +15,7 @@ struct Importer {
     /// Keys added while importing the current record, undone when it is skipped.
     private var addedKeys: [(KeyedEntity, AttributeValue)] = []
     private var touchedNow: [ObjectID] = []
+    private var lookupView: ObjectView?
 
     /// An entity and the attribute its objects are found by.
     struct KeyedEntity: Hashable {
@@ -175,7 +176,15 @@ struct Importer {
             return unknown.isEmpty ? nil : (keyed, unknown.sorted { AttributeValue.compare($0, $1) == .orderedAscending })
         }
         guard !missing.isEmpty else { return }
-        let view = try ObjectView(context: context, includesPendingChanges: true)
+        // One view for the whole import: what it made or changed is in `known`, so later
+        // batches need not gather the context chain's changes again.
+        let view: ObjectView
+        if let lookupView {
+            view = lookupView
+        } else {
+            view = try ObjectView(context: context, includesPendingChanges: true)
+            lookupView = view
+        }
         for (keyed, keys) in missing {
             guard let entity = context.model.entity(named: keyed.entity) else { continue }
             let wantedKeys = Set(keys)

@@ -27,4 +27,14 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     public var description: String { uriRepresentation }
 
     public static func < (left: ObjectID, right: ObjectID) -> Bool { left.number < right.number }
+
+    // Numbers are unique in the store, so they decide equality almost alone and are all a
+    // hash needs: ids are hashed and compared in every change, lookup and relationship.
+    public static func == (left: ObjectID, right: ObjectID) -> Bool {
+        left.number == right.number && left.entityName == right.entityName
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(number)
+    }
 }

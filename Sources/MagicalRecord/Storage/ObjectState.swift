@@ -17,6 +17,15 @@ struct ObjectState: Sendable, Equatable {
         relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
 
+    /// Appends `target` to the loaded to-many at `position`, in place: linking an inverse
+    /// to a large to-many must not copy it.
+    mutating func appendTarget(_ target: ObjectID, at position: Int) {
+        guard case .toMany(var targets) = relationships[position] else { return }
+        relationships[position] = .toMany([])
+        targets.append(target)
+        relationships[position] = .toMany(targets)
+    }
+
     init(id: ObjectID, attributes: [AttributeValue], relationships: [RelationshipState]) {
         self.id = id
         self.attributes = attributes
