@@ -13,6 +13,11 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
         case shape(String)
         /// Malformed JSON text.
         case json(JSONError)
+        /// Options that cannot be used for this import.
+        case unusableOptions(String)
+        /// A failure that is not the import's own (a save refused, say), after `records`
+        /// records were committed by earlier batches.
+        case afterCommitting(records: Int, String)
     }
 
     /// The entity being imported at the point of failure (a nested one for nested records).
@@ -21,6 +26,9 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// input as a whole.
     public let recordIndex: Int?
     public let reason: Reason
+    /// With ``ImportOptions/commitsEachBatch``: how many records earlier batches committed
+    /// before the failure (they stay committed).
+    public internal(set) var recordsCommitted = 0
 
     public init(entity: String, recordIndex: Int?, reason: Reason) {
         self.entity = entity
@@ -29,6 +37,11 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
+        guard recordsCommitted > 0 else { return failure }
+        return failure + " (the \(recordsCommitted) records before its batch were committed)"
+    }
+
+    private var failure: String {
         let record = recordIndex.map { "record \($0)" } ?? "the input"
         switch reason {
         case .conversion(let attribute, let key, let value, let reason):
@@ -41,6 +54,10 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(record) (\(entity)): \(message)"
         case .json(let error):
             return "malformed JSON: \(error)"
+        case .unusableOptions(let message):
+            return "import options: \(message)"
+        case .afterCommitting(let records, let message):
+            return "\(message) (the \(records) records before it were committed)"
         }
     }
 }

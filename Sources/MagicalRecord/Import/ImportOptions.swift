@@ -19,18 +19,24 @@ public struct ImportOptions: Sendable, Hashable {
     public var relationshipPolicy: RelationshipPolicy?
     /// Accept trailing commas in JSON text (`[1, 2,]`), as some hand-written files have.
     public var allowsTrailingCommas = false
-    /// For JSON bytes and files: records imported per batch (one key lookup pass each).
+    /// Records imported per batch (one key lookup pass each).
     public var batchSize = 10_000
+    /// Commit each batch as it is imported (root saving context only), so memory stays
+    /// bounded for inputs of any size. An error then undoes only the failing batch; the
+    /// error says how many records earlier batches committed. Off: one transaction, all
+    /// or nothing, saved when the caller saves.
+    public var commitsEachBatch = false
 
     public init(
         nullAsAbsent: Bool = false, skipInvalid: Bool = false, relationshipPolicy: RelationshipPolicy? = nil,
-        allowsTrailingCommas: Bool = false, batchSize: Int = 10_000
+        allowsTrailingCommas: Bool = false, batchSize: Int = 10_000, commitsEachBatch: Bool = false
     ) {
         self.nullAsAbsent = nullAsAbsent
         self.skipInvalid = skipInvalid
         self.relationshipPolicy = relationshipPolicy
         self.allowsTrailingCommas = allowsTrailingCommas
         self.batchSize = batchSize
+        self.commitsEachBatch = commitsEachBatch
     }
 }
 

@@ -31,18 +31,18 @@ struct Importer {
 
     // MARK: Batches
 
-    /// Imports `records` (top-level records of `entity`, with their positions in the
-    /// input) and returns the objects, in order.
-    mutating func importBatch(_ records: [(index: Int, value: JSONValue)], entity: Entity) throws(MagicalRecordError) -> [ManagedObject] {
+    /// Imports `records`, top-level records of `entity` (their objects' ids go to
+    /// ``ImportResult/objectIDs``).
+    mutating func importBatch(_ records: [ImportRecord], entity: Entity) throws(MagicalRecordError) {
         var wanted: [KeyedEntity: Set<AttributeValue>] = [:]
         let mapping = mappings.mapping(for: entity)
-        for (_, value) in records {
-            collectKeys(value, mapping: mapping, lookup: mapping.key, into: &wanted)
+        for record in records {
+            collectKeys(record.value, mapping: mapping, lookup: mapping.key, into: &wanted)
         }
         try lookUp(wanted)
 
-        var objects: [ManagedObject] = []
-        for (index, value) in records {
+        for record in records {
+            let (index, value) = (record.index, record.value)
             addedKeys = []
             touchedNow = []
             let counted = (created: result.created, updated: result.updated)
@@ -58,7 +58,6 @@ struct Importer {
                     result.declined += 1
                     continue
                 }
-                objects.append(object)
                 if reported.insert(object.objectID).inserted { result.objectIDs.append(object.objectID) }
             } catch {
                 guard options.skipInvalid, case .importFailed(let failure) = error, Self.isSkippable(failure) else { throw error }
@@ -68,7 +67,6 @@ struct Importer {
                 result.skipped.append(failure)
             }
         }
-        return objects
     }
 
     /// Imports `record` into `object` itself, found by no key (importValuesForKeys).

@@ -10,27 +10,26 @@ public struct ImportProgress: Sendable {
 /// JSON import into a context by entity name (Spec/IMPORT.md): the engine under the
 /// class-level `importFromArray`/`importFromObject` and `mrstore import`.
 ///
-/// Every import is all or nothing: on any error the context is as it was before, and the
+/// An import is all or nothing: on any error the context is as it was before, and the
 /// error (``MagicalRecordError/importFailed(_:)``) names the record, entity, attribute, key
 /// and value. With ``ImportOptions/skipInvalid`` records that do not convert are left out
 /// whole and listed in ``ImportResult/skipped`` instead. The imported objects are unsaved
-/// changes of the context: save it to keep them.
+/// changes of the context: save it to keep them. With ``ImportOptions/commitsEachBatch``
+/// (root saving context only) each batch is committed as it is imported instead, so
+/// memory stays bounded whatever the input's size; an error then undoes only its batch.
 extension ManagedObjectContext {
     /// Imports `records`, each a JSON object, as objects of `entityName`.
     @discardableResult
     public func importRecords(
         _ records: [JSONValue], entityName: String, options: ImportOptions = ImportOptions()
     ) throws(MagicalRecordError) -> ImportResult {
-        let entity = try importableEntity(entityName)
-        return try runImport(options) { (importer) throws(MagicalRecordError) in
-            var start = 0
-            let batchSize = max(1, options.batchSize)
-            while start < records.count {
-                let end = min(records.count, start + batchSize)
-                let batch = (start..<end).map { (index: $0, value: records[$0]) }
-                _ = try importer.importBatch(batch, entity: entity)
-                start = end
-            }
+        var start = 0
+        let batchSize = max(1, options.batchSize)
+        return try importBatches(entityName: entityName, options: options, progress: nil, bytesRead: { nil }) { () -> [ImportRecord]? in
+            guard start < records.count else { return nil }
+            let end = min(records.count, start + batchSize)
+            defer { start = end }
+            return (start..<end).map { ImportRecord(index: $0, value: records[$0]) }
         }
     }
 
@@ -66,39 +65,81 @@ extension ManagedObjectContext {
         from stream: JSONArrayStream, entityName: String, options: ImportOptions = ImportOptions(),
         progress: ((ImportProgress) -> Void)? = nil
     ) throws(MagicalRecordError) -> ImportResult {
-        let entity = try importableEntity(entityName)
-        return try runImport(options) { (importer) throws(MagicalRecordError) in
-            let batchSize = max(1, options.batchSize)
-            var batch: [(index: Int, value: JSONValue)] = []
-            batch.reserveCapacity(batchSize)
-            var read = 0
-            var reachedEnd = false
-            while !reachedEnd {
-                batch.removeAll(keepingCapacity: true)
-                while batch.count < batchSize {
-                    guard let element = try Self.next(stream, entityName) else {
-                        reachedEnd = true
-                        break
-                    }
-                    batch.append(element)
+        let batchSize = max(1, options.batchSize)
+        return try importBatches(entityName: entityName, options: options, progress: progress, bytesRead: { stream.offset }) {
+            () throws(MagicalRecordError) -> [ImportRecord]? in
+            var batch: [ImportRecord] = []
+            batch.reserveCapacity(min(batchSize, 65_536))
+            while batch.count < batchSize {
+                let element: JSONArrayStream.Element?
+                do throws(JSONError) {
+                    element = try stream.next()
+                } catch {
+                    throw .importFailed(ImportError(entity: entityName, recordIndex: nil, reason: .json(error)))
                 }
-                guard !batch.isEmpty else { break }
-                _ = try importer.importBatch(batch, entity: entity)
-                read += batch.count
-                progress?(ImportProgress(recordsRead: read, bytesRead: stream.offset))
+                guard let element else { break }
+                batch.append(ImportRecord(index: element.index, value: element.value))
             }
-        }
-    }
-
-    private static func next(_ stream: JSONArrayStream, _ entityName: String) throws(MagicalRecordError) -> JSONArrayStream.Element? {
-        do throws(JSONError) {
-            return try stream.next()
-        } catch {
-            throw .importFailed(ImportError(entity: entityName, recordIndex: nil, reason: .json(error)))
+            return batch.isEmpty ? nil : batch
         }
     }
 
     // MARK: Internals
+
+    /// Imports the batches `nextBatch` gives until it gives nil, under the context's lock:
+    /// in one savepoint (all or nothing), or with `commitsEachBatch` one committed
+    /// transaction per batch.
+    private func importBatches(
+        entityName: String, options: ImportOptions, progress: ((ImportProgress) -> Void)?, bytesRead: () -> Int?,
+        nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?
+    ) throws(MagicalRecordError) -> ImportResult {
+        let entity = try importableEntity(entityName)
+        if options.commitsEachBatch {
+            let problem = parent != nil
+                ? "commitsEachBatch needs the root saving context: a child context's saves do not reach the store"
+                : (hasChanges ? "commitsEachBatch needs a context without unsaved changes: they would be committed with the first batch" : nil)
+            if let problem {
+                throw .importFailed(ImportError(entity: entityName, recordIndex: nil, reason: .unusableOptions(problem)))
+            }
+        }
+        var read = 0
+        func reportProgress() { progress?(ImportProgress(recordsRead: read, bytesRead: bytesRead())) }
+        guard options.commitsEachBatch else {
+            return try runImport(options) { (importer) throws(MagicalRecordError) in
+                while let batch = try nextBatch() {
+                    try importer.importBatch(batch, entity: entity)
+                    read += batch.count
+                    reportProgress()
+                }
+            }
+        }
+        return try withLock { () throws(MagicalRecordError) in
+            var importer = Importer(context: self, options: options)
+            do throws(MagicalRecordError) {
+                while let batch = try nextBatch() {
+                    try withSavepoint { () throws(MagicalRecordError) in
+                        try importer.importBatch(batch, entity: entity)
+                        try save()
+                    }
+                    read += batch.count
+                    reportProgress()
+                }
+            } catch {
+                throw Self.noting(committed: read, in: error)
+            }
+            return importer.result
+        }
+    }
+
+    /// `error` saying that the first `count` records were committed before it.
+    private static func noting(committed count: Int, in error: MagicalRecordError) -> MagicalRecordError {
+        guard count > 0 else { return error }
+        guard case .importFailed(var failure) = error else {
+            return .importFailed(ImportError(entity: "", recordIndex: nil, reason: .afterCommitting(records: count, error.description)))
+        }
+        failure.recordsCommitted = count
+        return .importFailed(failure)
+    }
 
     /// Runs one import under the context's lock, in a savepoint: all or nothing.
     func runImport(
@@ -120,6 +161,12 @@ extension ManagedObjectContext {
         }
         return entity
     }
+}
+
+/// One top-level record and its position in the input.
+struct ImportRecord {
+    let index: Int
+    let value: JSONValue
 }
 
 extension ImportOptions {
