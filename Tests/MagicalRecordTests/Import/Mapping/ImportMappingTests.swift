@@ -94,4 +94,15 @@ import Testing
         #expect(result.updated == 1)
         #expect(stack.main.hasChanges == false)
     }
+
+    @Test func anUpdateChangesOnlyWhatTheDataChanges() throws {
+        let stack = try ImportStack()
+        try stack.importJSON(#"[{"labelID": 1, "title": "A", "motto": "m1"}, {"labelID": 2, "title": "B"}, {"labelID": 3, "title": "C"}]"#, into: "Label")
+        try stack.main.saveToPersistentStore()
+        try stack.importJSON(#"[{"labelID": 1, "title": "A"}, {"labelID": 2, "title": "B2"}]"#, into: "Label")
+        let labels = try (1...3).map { try stack.object("Label", "labelID", .integer($0)) }
+        #expect(labels.map(\.hasChanges) == [false, true, false])
+        #expect(labels[0]["motto"] == .string("m1"))
+        #expect(labels[1]["name"] == .string("B2") && labels[1]["motto"] == .string("none"))
+    }
 }
