@@ -34,7 +34,7 @@ demo: deps
 bench: deps
 	cd Benchmarks && $(SWIFT) run -c release storebench
 
-# libFuzzer: FUZZ_TARGET=FuzzStoreFile|FuzzKeyDecoding|FuzzJSONReader, FUZZ_SECONDS of fuzzing from the seed corpus.
+# libFuzzer: FUZZ_TARGET=FuzzStoreFile|FuzzKeyDecoding|FuzzJSONReader|FuzzImport, FUZZ_SECONDS of fuzzing from the seed corpus.
 fuzz: deps
 	cd Fuzz && $(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address \
 		--scratch-path .build-fuzz --product $(FUZZ_TARGET)

@@ -23,6 +23,13 @@ let package = Package(
             name: "FuzzJSONReader",
             dependencies: [.product(name: "MagicalRecord", package: rootPackage)]
         ),
+        .executableTarget(
+            name: "FuzzImport",
+            dependencies: [
+                .product(name: "MagicalRecord", package: rootPackage),
+                .product(name: "MagicalStore", package: rootPackage),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,109 @@
+import Foundation
+import MagicalStore
+@testable import MagicalRecord
+
+/// Arbitrary bytes imported as JSON records into a store that already holds objects, with
+/// options picked by the first byte. The import succeeds, or fails with a typed import
+/// error leaving the context and the store exactly as they were; after a success the
+/// context saves, and what the store then holds reads back.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let flags = data[0]
+    let options = ImportOptions(
+        nullAsAbsent: flags & 1 != 0, skipInvalid: flags & 2 != 0,
+        relationshipPolicy: flags & 4 != 0 ? .replace : nil, allowsTrailingCommas: flags & 8 != 0,
+        batchSize: Int(flags >> 4) + 1
+    )
+    let json = Data(bytes: data + 1, count: size - 1)
+    do {
+        let (root, main) = try makeStack()
+        let before = try dump(main)
+        let stored = try dump(root)
+        do {
+            try main.importRecords(from: json, entityName: "Band", options: options)
+        } catch {
+            guard case .importFailed = error else { preconditionFailure("not an import error: \(error)") }
+            let (context, store) = (try dump(main), try dump(root))
+            precondition(context == before, "a failed import changed the context")
+            precondition(store == stored, "a failed import changed the store")
+            return 0
+        }
+        do {
+            try main.saveToPersistentStore()
+        } catch {
+            // Validation may refuse what was imported (a required value left nil): then
+            // nothing reached the store.
+            guard case .validation = error else { preconditionFailure("save failed: \(error)") }
+            let store = try dump(root)
+            precondition(store == stored, "a refused save changed the store")
+            return 0
+        }
+        let (store, context) = (try dump(root), try dump(main))
+        precondition(store == context, "the store does not hold what was saved")
+    } catch {
+        preconditionFailure("unexpected error: \(error)")
+    }
+    return 0
+}
+
+private let model: ObjectModel = {
+    do {
+        return try ObjectModel(entities: [
+            EntityDescription("Band", relatedBy: "bandID") {
+                AttributeDescription("bandID", .integer32, optional: false)
+                AttributeDescription("name", .string, userInfo: ["mappedKeyName": "title", "mappedKeyName.1": "meta.name"])
+                AttributeDescription("formed", .date, userInfo: ["dateFormat": "yyyy-MM-dd"])
+                AttributeDescription("score", .decimal)
+                AttributeDescription("active", .boolean, default: .bool(true), userInfo: ["useDefaultValueWhenNotPresent": "YES"])
+                AttributeDescription("logo", .binary, userInfo: ["attributeValueClassName": "UIColor"])
+                RelationshipDescription("members", to: "Musician", inverse: "band", toMany: true, ordered: true)
+                RelationshipDescription("genres", to: "Genre", toMany: true)
+                RelationshipDescription("notes", to: "Note", toMany: true)
+            },
+            EntityDescription("Musician") {
+                AttributeDescription("musicianID", .integer64, optional: false)
+                AttributeDescription("name", .string)
+                AttributeDescription("born", .date, userInfo: ["dateFormat": "UnixTime"])
+                RelationshipDescription("band", to: "Band", inverse: "members")
+            },
+            EntityDescription("Genre", relatedBy: "slug") {
+                AttributeDescription("slug", .string, optional: false)
+            },
+            EntityDescription("Note") {
+                AttributeDescription("text", .string)
+            },
+        ])
+    } catch {
+        preconditionFailure("the fuzz model does not resolve: \(error)")
+    }
+}()
+
+/// A store with a few saved objects and a few unsaved ones on top.
+private func makeStack() throws -> (ManagedObjectContext, ManagedObjectContext) {
+    let options = StoreOptions(durability: .none, fileSystem: MemoryFileSystem(tracksDurability: false))
+    let store = try ObjectStore(path: "/fuzz.store", model: model, options: options)
+    let (root, main) = ObjectStack(store: store).makeContexts()
+    try main.importRecords(from: Data(#"[{"bandID": 1, "title": "a", "members": [1, 2], "genres": ["x"]}, {"bandID": 2}]"#.utf8), entityName: "Band")
+    try main.saveToPersistentStore()
+    try main.importRecords(from: Data(#"[{"bandID": 3, "members": [{"musicianID": 2, "name": "moved"}]}]"#.utf8), entityName: "Band")
+    return (root, main)
+}
+
+/// Every object a context sees, with its values and relationships, in a stable order.
+private func dump(_ context: ManagedObjectContext) throws -> String {
+    var lines: [String] = []
+    for entity in model.entities {
+        for object in try context.fetch(FetchRequest(entityName: entity.name)) {
+            var fields = entity.attributes.map { "\($0.name)=\(object[$0.name])" }
+            for relationship in entity.relationships {
+                let targets = relationship.isToMany
+                    ? try object.relatedObjects(forKey: relationship.name)
+                    : [try object.relatedObject(forKey: relationship.name)].compactMap { $0 }
+                fields.append("\(relationship.name)->\(targets.map(\.objectID.number))")
+            }
+            lines.append("\(object.objectID) " + fields.joined(separator: " "))
+        }
+    }
+    return lines.sorted().joined(separator: "\n")
+}
