@@ -10,7 +10,7 @@ struct MRStore: ParsableCommand {
         abstract: "Inspect, query, check and maintain MagicalRecord store files.",
         discussion: "Every command takes the path of a store file. Object commands (fetch, count, aggregate, model) read the model the store was written with, so no model file is needed. Errors are printed with what went wrong and where; no command modifies a store it cannot trust.",
         subcommands: [
-            FetchCommand.self, CountCommand.self, AggregateCommand.self, ModelCommand.self,
+            ImportCommand.self, FetchCommand.self, CountCommand.self, AggregateCommand.self, ModelCommand.self,
             InfoCommand.self, CheckCommand.self, CompactCommand.self, DemoCommand.self,
         ]
     )

@@ -42,6 +42,8 @@ public struct ImportOptions: Sendable, Hashable {
 
 /// What an import did.
 public struct ImportResult: Sendable {
+    /// Top-level records read from the input, however each ended.
+    public internal(set) var recordsRead = 0
     /// Objects created and updated, counting nested ones.
     public internal(set) var created = 0
     public internal(set) var updated = 0

@@ -41,6 +41,7 @@ struct Importer {
         }
         try lookUp(wanted)
 
+        result.recordsRead += records.count
         for record in records {
             let (index, value) = (record.index, record.value)
             addedKeys = []

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import MagicalRecord
+import MagicalStore
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import JSON records into a store (created when missing), by MagicalRecord's import mapping.",
+        discussion: """
+            FILE holds a JSON array of records (or one record); `-` or no FILE reads standard input. Records are \
+            upserted by the entity's key, as Spec/IMPORT.md describes. The import is one transaction: on any error \
+            nothing is committed and the command exits non-zero naming the record, attribute, key and value. \
+            With --commit-each-batch every batch is committed as it goes (bounded memory); an error then keeps the \
+            batches before it. Exit status 0 means the import is durable.
+            """
+    )
+
+    @Argument(help: "The store file; created when missing (then --model is required).")
+    var store: String
+
+    @Argument(help: "The JSON file, or - for standard input.")
+    var file: String = "-"
+
+    @Option(help: "The entity the records are objects of.")
+    var entity: String
+
+    @Option(help: "The model (.xcdatamodeld, .xcdatamodel or JSON): required for a new store; for an existing one it must be the store's model.")
+    var model: String?
+
+    @Flag(help: "Leave out records that do not convert, list them, and import the rest.")
+    var skipInvalid = false
+
+    @Flag(help: "Treat a JSON null like an absent key (the next mappedKeyName alternate is tried).")
+    var nullAsAbsent = false
+
+    @Flag(help: "Accept trailing commas in arrays and objects.")
+    var allowTrailingCommas = false
+
+    @Flag(help: "Imported objects replace a to-many relationship's members instead of joining them.")
+    var replaceRelationships = false
+
+    @Flag(help: "Commit each batch as it is imported, so memory stays bounded for any input size.")
+    var commitEachBatch = false
+
+    @Option(help: "Records per batch (one key lookup pass each).")
+    var batchSize = 10_000
+
+    @Option(help: "full (sync every commit) or normal.")
+    var durability: DurabilityChoice = .full
+
+    @Flag(help: "Print the summary as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
+    }
+
+    func run() throws {
+        MagicalRecord.setLoggingLevel(.off)
+        let options = ImportOptions(
+            nullAsAbsent: nullAsAbsent, skipInvalid: skipInvalid,
+            relationshipPolicy: replaceRelationships ? .replace : nil,
+            allowsTrailingCommas: allowTrailingCommas, batchSize: batchSize, commitsEachBatch: commitEachBatch
+        )
+        let started = Date()
+        let progress = ImportProgressLine(enabled: isatty(2) == 1 && !json)
+        let result = try reportingErrors { () throws -> ImportResult in
+            let stack = try openStack()
+            do {
+                let result = try importRecords(into: stack, options: options, progress: progress)
+                try stack.close()
+                return result
+            } catch {
+                try? stack.close()
+                throw error
+            }
+        }
+        progress.finish()
+        let summary = ImportSummary(result: result, seconds: Date().timeIntervalSince(started))
+        for skipped in result.skipped { printError("mrstore: skipped \(skipped)") }
+        print(json ? summary.json : summary.text)
+    }
+
+    /// The store, created with `--model` when missing; an existing store's model must
+    /// match the one given (the library lists the differences otherwise).
+    private func openStack() throws -> PersistentStack {
+        let url = URL(fileURLWithPath: store)
+        let exists = FileManager.default.fileExists(atPath: url.path)
+        guard exists || model != nil else {
+            throw ValidationError("\(store) does not exist: give --model to create it")
+        }
+        let objectModel = try model.map { path throws(MagicalRecordError) in
+            do throws(ModelError) {
+                return try ObjectModel(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw .model(error)
+            }
+        }
+        return try PersistentStack(storeAt: url, model: objectModel, durability: durability.value)
+    }
+
+    private func importRecords(into stack: PersistentStack, options: ImportOptions, progress: ImportProgressLine) throws -> ImportResult {
+        let context = stack.rootContext
+        return try context.performAndWait { () throws(MagicalRecordError) -> ImportResult in
+            let stream: JSONArrayStream
+            if file == "-" {
+                stream = JSONArrayStream(fileHandle: .standardInput, reader: JSONReader(allowsTrailingCommas: allowTrailingCommas))
+            } else {
+                do throws(JSONError) {
+                    stream = try JSONArrayStream(contentsOf: URL(fileURLWithPath: file), reader: JSONReader(allowsTrailingCommas: allowTrailingCommas))
+                } catch {
+                    throw .importFailed(ImportError(entity: entity, recordIndex: nil, reason: .json(error)))
+                }
+            }
+            let result = try context.importRecords(from: stream, entityName: entity, options: options) { progress.show($0) }
+            try context.save()
+            return result
+        }
+    }
+}
+
+/// `--durability full|normal`.
+enum DurabilityChoice: String, ExpressibleByArgument, CaseIterable {
+    case full, normal
+
+    var value: Durability { self == .full ? .full : .normal }
+}
