@@ -25,6 +25,7 @@ demo: deps
 	$(SWIFT) build -c release --product mrstore
 	rm -rf demo-store && mkdir -p demo-store
 	.build/release/mrstore demo $(DEMO_STORE)
+	.build/release/mrstore import $(DEMO_STORE) demo-store/demo.json --entity Person
 	.build/release/mrstore count $(DEMO_STORE) --entity Person --where "age > 40 AND lastName BEGINSWITH 'S'"
 	.build/release/mrstore fetch $(DEMO_STORE) --entity Person --where "lastName == 'Sato' AND age < 20" --sort "age:NO,firstName" --limit 5
 	.build/release/mrstore aggregate $(DEMO_STORE) --entity Person --op average: --attribute salary --group-by department.departmentID | head -5

@@ -6,12 +6,13 @@ import MagicalStore
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Create a store of sample people and departments, then query it.",
+        abstract: "Import sample people and departments from JSON into a new store, then query it.",
         discussion: """
-        Creates a store with the sample model (Department {departmentID, name}; Person \
-        {personID key, firstName, lastName indexed, age, salary, department}), saves N \
-        people in 100 departments through a context in one durable commit, then runs \
-        lookups by key, a predicate fetch, a sorted page and aggregates, with timings.
+        Writes N sample people as a JSON file next to the store (each with its department \
+        nested: Department {departmentID key, name}; Person {personID key, firstName, \
+        lastName indexed, age, salary, department}), imports it into a new store with the \
+        import mapping in one durable commit, then runs lookups by key, a predicate fetch, \
+        a sorted page and aggregates, with timings.
         """
     )
 
@@ -42,11 +43,19 @@ struct DemoCommand: ParsableCommand {
         defer { try? stack.close() }
         let context = stack.rootContext
 
-        let writeTime = try clock.measure {
-            try SamplePeople.insert(count: records, in: context)
+        let jsonURL = URL(fileURLWithPath: store).deletingPathExtension().appendingPathExtension("json")
+        let json = SamplePeople.json(count: records)
+        try json.write(to: jsonURL)
+        var imported: ImportResult?
+        let importTime = try clock.measure {
+            imported = try context.importRecords(contentsOf: jsonURL, entityName: "Person")
             try context.save()
         }
-        print("saved \(records) people in 100 departments, one durable commit: \(rate(records, writeTime))")
+        guard let result = imported else { return }
+        print(
+            "imported \(result.recordsRead) people from \(jsonURL.lastPathComponent) (\(humanBytes(UInt64(json.count)))), "
+                + "\(result.created) objects with their departments, one durable commit: \(rate(records, importTime))"
+        )
 
         var generator = SplitMix64(seed: 7)
         let lookups = min(records, 20_000)
@@ -117,23 +126,20 @@ enum SamplePeople {
         },
     ], versionName: "Demo")
 
-    static func insert(count: Int, in context: ManagedObjectContext) throws {
+    /// `count` people as a JSON array, each with its department nested (imported once
+    /// per department, found by key after that).
+    static func json(count: Int) -> Data {
         var generator = SplitMix64(seed: 42)
-        var departments: [ManagedObject] = []
-        for number in 0..<100 {
-            let department = try context.insertObject(entityName: "Department")
-            try department.setValue(.integer(Int64(number)), forKey: "departmentID")
-            try department.setValue(.string("Department \(number)"), forKey: "name")
-            departments.append(department)
+        var text = "["
+        text.reserveCapacity(count * 140)
+        for (position, key) in (0..<Int64(count)).shuffled(using: &generator).enumerated() {
+            let department = Int.random(in: 0..<100, using: &generator)
+            if position > 0 { text += ",\n" }
+            text += #"{"personID": \#(key), "firstName": "\#(firstNames.randomElement(using: &generator)!)", "#
+            text += #""lastName": "\#(lastNames.randomElement(using: &generator)!)", "age": \#(Int.random(in: 18...90, using: &generator)), "#
+            text += #""salary": \#(Int.random(in: 30_000...150_000, using: &generator)), "#
+            text += #""department": {"departmentID": \#(department), "name": "Department \#(department)"}}"#
         }
-        for key in (0..<Int64(count)).shuffled(using: &generator) {
-            let person = try context.insertObject(entityName: "Person")
-            try person.setValue(.integer(key), forKey: "personID")
-            try person.setValue(.string(firstNames.randomElement(using: &generator)!), forKey: "firstName")
-            try person.setValue(.string(lastNames.randomElement(using: &generator)!), forKey: "lastName")
-            try person.setValue(.integer(Int64.random(in: 18...90, using: &generator)), forKey: "age")
-            try person.setValue(.double(Double(Int.random(in: 30_000...150_000, using: &generator))), forKey: "salary")
-            try person.setRelatedObject(departments.randomElement(using: &generator)!, forKey: "department")
-        }
+        return Data((text + "]\n").utf8)
     }
 }

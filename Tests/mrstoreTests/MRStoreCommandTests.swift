@@ -47,7 +47,7 @@ import Testing
         let store = directory.path + "/demo.store"
         let demo = try Self.run("demo", store, "--records", "2000")
         #expect(demo.status == 0, "\(demo.errors)")
-        #expect(demo.output.contains("saved 2000 people"))
+        #expect(demo.output.contains("imported 2000 people from demo.json"))
 
         let info = try Self.run("info", store)
         #expect(info.status == 0)
