@@ -47,6 +47,11 @@ extension ManagedObjectContext {
         )
     }
 
+    /// Whether `id` changed since the innermost savepoint began (under the lock).
+    func isChangedSinceSavepoint(_ id: ObjectID) -> Bool {
+        savepoints.last?.priors[id] != nil
+    }
+
     /// Notes an object inserted (under the lock).
     func noteInserted(_ object: ManagedObject) {
         guard !savepoints.isEmpty else { return }

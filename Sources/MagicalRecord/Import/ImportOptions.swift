@@ -44,9 +44,11 @@ public struct ImportOptions: Sendable, Hashable {
 public struct ImportResult: Sendable {
     /// Top-level records read from the input, however each ended.
     public internal(set) var recordsRead = 0
-    /// Objects created and updated, counting nested ones.
+    /// Objects created, found and changed, and found unchanged (the data held nothing new
+    /// for them), counting nested ones.
     public internal(set) var created = 0
     public internal(set) var updated = 0
+    public internal(set) var unchanged = 0
     /// Top-level records a `shouldImport` hook turned down.
     public internal(set) var declined = 0
     /// Records left out with ``ImportOptions/skipInvalid``, with why.

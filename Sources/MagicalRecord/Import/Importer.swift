@@ -16,6 +16,8 @@ struct Importer {
     private var addedKeys: [(KeyedEntity, AttributeValue)] = []
     private var touchedNow: [ObjectID] = []
     private var lookupView: ObjectView?
+    /// Objects found (not created) since the last ``countUpdates()``.
+    private var found: [ObjectID] = []
 
     /// An entity and the attribute its objects are found by.
     struct KeyedEntity: Hashable {
@@ -46,7 +48,7 @@ struct Importer {
             let (index, value) = (record.index, record.value)
             addedKeys = []
             touchedNow = []
-            let counted = (created: result.created, updated: result.updated)
+            let counted = (created: result.created, found: found.count)
             do {
                 // Without skipInvalid the whole import is undone on error (the caller's
                 // savepoint), so a record needs no savepoint of its own.
@@ -64,7 +66,8 @@ struct Importer {
                 guard options.skipInvalid, case .importFailed(let failure) = error, Self.isSkippable(failure) else { throw error }
                 for (keyed, key) in addedKeys { known[keyed]?[key] = nil }
                 for id in touchedNow { touched.remove(id) }
-                (result.created, result.updated) = counted
+                result.created = counted.created
+                found.removeLast(found.count - counted.found)
                 result.skipped.append(failure)
             }
         }
@@ -81,8 +84,17 @@ struct Importer {
         try importAttributes(of: record, into: object, mapping: mapping, index: 0)
         try importRelationships(of: record, into: object, mapping: mapping, index: 0)
         object.didImport(record)
-        result.updated += 1
+        found.append(object.objectID)
         result.objectIDs.append(object.objectID)
+    }
+
+    /// Sorts the objects found since the last call into updated and unchanged: changed
+    /// means noted by the import's savepoint, so call it before that savepoint ends.
+    mutating func countUpdates() {
+        for id in found {
+            if context.isChangedSinceSavepoint(id) { result.updated += 1 } else { result.unchanged += 1 }
+        }
+        found.removeAll()
     }
 
     /// Errors about one record; malformed JSON and model problems end the import.
@@ -250,7 +262,7 @@ struct Importer {
             let object = try context.existingObject(with: id)
             if touched.insert(id).inserted {
                 touchedNow.append(id)
-                result.updated += 1
+                found.append(id)
             }
             return object
         }

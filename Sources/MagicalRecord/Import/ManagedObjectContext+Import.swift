@@ -119,6 +119,7 @@ extension ManagedObjectContext {
                 while let batch = try nextBatch() {
                     try withSavepoint { () throws(MagicalRecordError) in
                         try importer.importBatch(batch, entity: entity)
+                        importer.countUpdates()
                         try save()
                     }
                     read += batch.count
@@ -147,7 +148,10 @@ extension ManagedObjectContext {
     ) throws(MagicalRecordError) -> ImportResult {
         try withLock { () throws(MagicalRecordError) in
             var importer = Importer(context: self, options: options)
-            try withSavepoint { () throws(MagicalRecordError) in try body(&importer) }
+            try withSavepoint { () throws(MagicalRecordError) in
+                try body(&importer)
+                importer.countUpdates()
+            }
             return importer.result
         }
     }

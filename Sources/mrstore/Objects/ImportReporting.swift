@@ -40,7 +40,8 @@ struct ImportSummary {
 
     var text: String {
         "imported \(grouped(records)) records in " + String(format: "%.2f", seconds) + " s (\(grouped(rate)) records/s): "
-            + "\(grouped(result.created)) objects created, \(grouped(result.updated)) updated (nested ones included); "
+            + "\(grouped(result.created)) objects created, \(grouped(result.updated)) updated, \(grouped(result.unchanged)) unchanged "
+            + "(nested ones included); "
             + "\(grouped(result.declined)) records declined, \(grouped(result.skipped.count)) skipped"
     }
 
@@ -48,7 +49,7 @@ struct ImportSummary {
         let skipped = result.skipped.map { error in
             "{\"record\":\(error.recordIndex.map(String.init) ?? "null"),\"error\":\(AttributeValue.jsonString(error.description))}"
         }
-        return "{\"records\":\(records),\"created\":\(result.created),\"updated\":\(result.updated),"
+        return "{\"records\":\(records),\"created\":\(result.created),\"updated\":\(result.updated),\"unchanged\":\(result.unchanged),"
             + "\"declined\":\(result.declined),\"skipped\":[\(skipped.joined(separator: ","))],"
             + "\"seconds\":\(String(format: "%.3f", seconds)),\"records_per_second\":\(rate)}"
     }

@@ -91,7 +91,7 @@ import Testing
         try stack.importJSON(text, into: "Label")
         try stack.main.saveToPersistentStore()
         let result = try stack.importJSON(text, into: "Label")
-        #expect(result.updated == 1)
+        #expect(result.updated == 0 && result.unchanged == 1)
         #expect(stack.main.hasChanges == false)
     }
 
