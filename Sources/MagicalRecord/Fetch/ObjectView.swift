@@ -8,12 +8,16 @@ struct ObjectView {
     private let pending: [ObjectID: ObjectState?]
 
     init(context: ManagedObjectContext, includesPendingChanges: Bool) throws(MagicalRecordError) {
-        snapshot = try context.stack.store.snapshot()
         model = context.model
         guard includesPendingChanges else {
             pending = [:]
+            snapshot = try context.stack.store.snapshot()
             return
         }
+        // Nearest context first and the store last: saves move changes outward (a context
+        // hands them to its parent before forgetting them, the root commits before
+        // forgetting), so a change that leaves a level after it was read is found at a
+        // later one. The other way round, a save in between could hide it from both.
         var pending: [ObjectID: ObjectState?] = [:]
         var level: ManagedObjectContext? = context
         while let current = level {
@@ -31,6 +35,7 @@ struct ObjectView {
             level = current.parent
         }
         self.pending = pending
+        snapshot = try context.stack.store.snapshot()
     }
 
     func entity(of id: ObjectID) throws(MagicalRecordError) -> Entity {
