@@ -51,7 +51,11 @@ struct EntityImportMapping: Sendable {
         self.attributes = attributes
         relationships = entity.relationships.enumerated().map { position, relationship in
             let destination = model.entity(named: relationship.destination)
+            // MagicalRecord's rule for relationships: their own relatedByAttribute, else the
+            // destination's key, else the destination's `<name>ID` attribute, which finds
+            // targets even where a broken relatedByAttribute left the entity keyless.
             let keyName = relationship.userInfo[UserInfoKey.relatedByAttribute] ?? destination?.keyAttribute
+                ?? destination.map { $0.name.prefix(1).lowercased() + $0.name.dropFirst() + "ID" }
             let policy = relationship.userInfo[UserInfoKey.relationshipImportPolicy].flatMap {
                 ImportOptions.RelationshipPolicy(rawValue: $0.lowercased())
             } ?? .add
@@ -122,3 +126,15 @@ final class ImportMappings: Sendable {
         return made
     }
 }
+
+extension ObjectModel {
+    /// The entity an import makes objects of for `entity`: itself, or for an abstract
+    /// entity its only concrete subentity; nil for an abstract entity with several (the
+    /// import cannot tell which to make) or none.
+    func importTarget(for entity: Entity) -> Entity? {
+        guard entity.isAbstract else { return entity }
+        guard entity.concreteEntities.count == 1 else { return nil }
+        return self.entity(named: entity.concreteEntities[0])
+    }
+}
+

@@ -19,6 +19,9 @@ public struct ImportOptions: Sendable, Hashable {
     public var relationshipPolicy: RelationshipPolicy?
     /// Accept trailing commas in JSON text (`[1, 2,]`), as some hand-written files have.
     public var allowsTrailingCommas = false
+    /// Insert a record that lacks its key (absent or null) as a new object, as MagicalRecord
+    /// did, instead of failing on it. A key that is present but does not convert still fails.
+    public var insertsRecordsWithoutKey = false
     /// Records imported per batch (one key lookup pass each).
     public var batchSize = 10_000
     /// Commit each batch as it is imported (root saving context only), so memory stays
@@ -29,12 +32,14 @@ public struct ImportOptions: Sendable, Hashable {
 
     public init(
         nullAsAbsent: Bool = false, skipInvalid: Bool = false, relationshipPolicy: RelationshipPolicy? = nil,
-        allowsTrailingCommas: Bool = false, batchSize: Int = 10_000, commitsEachBatch: Bool = false
+        allowsTrailingCommas: Bool = false, insertsRecordsWithoutKey: Bool = false, batchSize: Int = 10_000,
+        commitsEachBatch: Bool = false
     ) {
         self.nullAsAbsent = nullAsAbsent
         self.skipInvalid = skipInvalid
         self.relationshipPolicy = relationshipPolicy
         self.allowsTrailingCommas = allowsTrailingCommas
+        self.insertsRecordsWithoutKey = insertsRecordsWithoutKey
         self.batchSize = batchSize
         self.commitsEachBatch = commitsEachBatch
     }

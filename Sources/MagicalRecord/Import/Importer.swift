@@ -121,7 +121,8 @@ struct Importer {
         }
         for relationship in mapping.relationships {
             guard case .found(let related, _) = record.value(at: relationship.keyPaths, nullAsAbsent: options.nullAsAbsent),
-                  let destination = context.model.entity(named: relationship.relationship.destination) else { continue }
+                  let declared = context.model.entity(named: relationship.relationship.destination),
+                  let destination = context.model.importTarget(for: declared) else { continue }
             let destinationMapping = mappings.mapping(for: destination)
             let targetLookup = Self.targetLookup(relationship, destinationMapping)
             let elements: [JSONValue]
@@ -162,6 +163,12 @@ struct Importer {
             ))
         }
         return try convertKey(value, lookup, entity: entity, index: index)
+    }
+
+    /// Whether `record` has no value (or null) where its key is read from.
+    private static func lacksKey(_ record: JSONObject, _ lookup: EntityImportMapping.AttributeMapping) -> Bool {
+        guard case .found = record.value(at: lookup.keyPaths, nullAsAbsent: true) else { return true }
+        return false
     }
 
     private func convertKey(
@@ -242,11 +249,13 @@ struct Importer {
         }
         let type = ObjectClassRegistry.objectClass(for: mapping.entity.name)
         guard type.shouldImport(record) else { return nil }
-        let key: AttributeValue?
-        do {
-            key = try lookup.flatMap { (lookup) throws(ImportError) in try keyValue(of: record, lookup, entity: mapping.entity.name, index: index) }
-        } catch {
-            throw .importFailed(error)
+        var key: AttributeValue?
+        if let lookup, !(options.insertsRecordsWithoutKey && Self.lacksKey(record, lookup)) {
+            do throws(ImportError) {
+                key = try keyValue(of: record, lookup, entity: mapping.entity.name, index: index)
+            } catch {
+                throw .importFailed(error)
+            }
         }
         let object = try object(for: mapping.entity, keyedBy: lookup?.attribute, key: key)
         object.willImport(record)
@@ -307,7 +316,12 @@ struct Importer {
             guard case .found(let value, _) = record.value(at: relationship.keyPaths, nullAsAbsent: options.nullAsAbsent) else { continue }
             let name = relationship.relationship.name
             guard object.shouldImport(value, forRelationship: name), !object.importRelationship(value, forRelationship: name) else { continue }
-            guard let destination = context.model.entity(named: relationship.relationship.destination) else { continue }
+            guard let declared = context.model.entity(named: relationship.relationship.destination) else { continue }
+            guard let destination = context.model.importTarget(for: declared) else {
+                throw .importFailed(ImportError(entity: mapping.entity.name, recordIndex: index, reason: .shape(
+                    "\(name) leads to abstract entity \(declared.name), whose subentities (\(declared.concreteEntities.joined(separator: ", "))) the import cannot choose between"
+                )))
+            }
             let destinationMapping = mappings.mapping(for: destination)
             let targetLookup = Self.targetLookup(relationship, destinationMapping)
             let elements: [JSONValue]

@@ -156,14 +156,16 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The entity records of `name` become: itself, or an abstract entity's only concrete
+    /// subentity (Spec/IMPORT.md I25).
     func importableEntity(_ name: String) throws(MagicalRecordError) -> Entity {
         let entity = try entityNamed(name)
-        guard !entity.isAbstract else {
+        guard let target = model.importTarget(for: entity) else {
             throw .importFailed(ImportError(entity: name, recordIndex: nil, reason: .shape(
-                "entity \(name) is abstract: import into one of its subentities"
+                "entity \(name) is abstract with subentities \(entity.concreteEntities.joined(separator: ", ")): import into one of them"
             )))
         }
-        return entity
+        return target
     }
 }
 

@@ -37,6 +37,9 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Accept trailing commas in arrays and objects.")
     var allowTrailingCommas = false
 
+    @Flag(help: "Insert records that lack their key as new objects (MagicalRecord's behaviour) instead of failing.")
+    var insertRecordsWithoutKey = false
+
     @Flag(help: "Imported objects replace a to-many relationship's members instead of joining them.")
     var replaceRelationships = false
 
@@ -61,7 +64,8 @@ struct ImportCommand: ParsableCommand {
         let options = ImportOptions(
             nullAsAbsent: nullAsAbsent, skipInvalid: skipInvalid,
             relationshipPolicy: replaceRelationships ? .replace : nil,
-            allowsTrailingCommas: allowTrailingCommas, batchSize: batchSize, commitsEachBatch: commitEachBatch
+            allowsTrailingCommas: allowTrailingCommas, insertsRecordsWithoutKey: insertRecordsWithoutKey,
+            batchSize: batchSize, commitsEachBatch: commitEachBatch
         )
         let started = Date()
         let progress = ImportProgressLine(enabled: isatty(2) == 1 && !json)

@@ -93,14 +93,20 @@ import Testing
         #expect(result.created == 2)
     }
 
-    @Test func abstractAndUnknownEntitiesAreRefused() throws {
+    @Test func unknownEntitiesAndAmbiguousAbstractOnesAreRefused() throws {
         let stack = try ImportStack()
         #expect(throws: MagicalRecordError.self) { try stack.importJSON("[]", into: "Nope") }
-        let abstract = try ImportStack(model: try ObjectModel(entities: [
+        let shapes = try ImportStack(model: try ObjectModel(entities: [
             EntityDescription("Shape", abstract: true) { AttributeDescription("name", .string) },
             EntityDescription("Circle", parent: "Shape"),
+            EntityDescription("Square", parent: "Shape"),
+            EntityDescription("Animal", abstract: true) { AttributeDescription("name", .string) },
+            EntityDescription("Dog", parent: "Animal"),
         ]))
-        let failure = importFailure { () throws(MagicalRecordError) in try abstract.importJSON(#"[{"name": "x"}]"#, into: "Shape") }
-        #expect(failure?.description.contains("abstract") == true)
+        let failure = importFailure { () throws(MagicalRecordError) in try shapes.importJSON(#"[{"name": "x"}]"#, into: "Shape") }
+        #expect(failure?.description.contains("abstract with subentities Circle, Square") == true)
+        // One concrete subentity: records become its objects (Spec/IMPORT.md I25).
+        try shapes.importJSON(#"[{"name": "Rex"}]"#, into: "Animal")
+        #expect(try shapes.count("Dog") == 1)
     }
 }
