@@ -13,6 +13,9 @@ struct Savepoint {
     var priors: [ObjectID: Prior] = [:]
     /// Objects inserted since the savepoint.
     var inserted: [ManagedObject] = []
+    /// Their ids: an object inserted since the savepoint needs no prior state, since
+    /// undoing removes it whole.
+    var insertedIDs: Set<ObjectID> = []
 }
 
 extension ManagedObjectContext {
@@ -30,6 +33,7 @@ extension ManagedObjectContext {
                     savepoints[savepoints.count - 1].priors[id] = prior
                 }
                 savepoints[savepoints.count - 1].inserted += finished.inserted
+                savepoints[savepoints.count - 1].insertedIDs.formUnion(finished.insertedIDs)
             }
             return result
         } catch {
@@ -40,8 +44,10 @@ extension ManagedObjectContext {
 
     /// Notes `object`'s state before a change, once per savepoint (under the lock).
     func noteBeforeChange(_ object: ManagedObject) {
-        guard !savepoints.isEmpty, savepoints[savepoints.count - 1].priors[object.objectID] == nil else { return }
-        savepoints[savepoints.count - 1].priors[object.objectID] = Savepoint.Prior(
+        let last = savepoints.count - 1
+        guard last >= 0, savepoints[last].priors[object.objectID] == nil,
+              !savepoints[last].insertedIDs.contains(object.objectID) else { return }
+        savepoints[last].priors[object.objectID] = Savepoint.Prior(
             object: object, state: object.state, wasDeleted: object.isDeletedInContext,
             wasChanged: changedObjects[object.objectID] != nil
         )
@@ -56,6 +62,7 @@ extension ManagedObjectContext {
     func noteInserted(_ object: ManagedObject) {
         guard !savepoints.isEmpty else { return }
         savepoints[savepoints.count - 1].inserted.append(object)
+        savepoints[savepoints.count - 1].insertedIDs.insert(object.objectID)
     }
 
     private func rollBack(_ savepoint: Savepoint) {
