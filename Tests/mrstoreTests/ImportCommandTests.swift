@@ -17,7 +17,7 @@ import Testing
                 },
                 EntityDescription("Player", relatedBy: "playerID") {
                     AttributeDescription("playerID", .integer64, optional: false)
-                    AttributeDescription("name", .string, userInfo: ["mappedKeyName": "full_name"])
+                    AttributeDescription("name", .string, userInfo: ["mappedKeyName": "full_name", "mappedKeyName.1": "nick"])
                     AttributeDescription("rating", .double)
                     RelationshipDescription("team", to: "Team", inverse: "players")
                 },
@@ -121,7 +121,8 @@ import Testing
         #expect(try Run.run("import", space.store, try space.file("a.json", Self.roster), "--entity", "Player", "--model", space.modelPath).status == 0)
         let before = try space.storeBytes()
         let cases: [(String, String, String)] = [
-            ("malformed", #"[{"playerID": 5}, {"playerID": 6,]"#, "malformed JSON"),
+            ("malformed", #"[{"playerID": 5}, {"playerID": 6,]"#, "unexpected character ']' at byte 33"),
+            ("trailing comma", #"[{"playerID": 5}, {"playerID": 6},]"#, "trailing comma at byte 33"),
             ("unconvertible", #"[{"playerID": 5}, {"playerID": 6, "rating": "fast"}]"#, #"record 1: Player.rating from key "rating": "fast""#),
             ("keyless", #"[{"playerID": 5}, {"full_name": "nobody"}]"#, "record 1: key Player.playerID = absent"),
             ("not records", #""players""#, "malformed JSON"),
@@ -137,6 +138,46 @@ import Testing
         let unknown = try Run.run("import", space.store, try space.file("c.json", "[]"), "--entity", "Coach")
         #expect(unknown.status != 0 && unknown.errors.contains("Coach"))
         #expect(try space.storeBytes() == before)
+
+        let trailing = try space.file("d.json", #"[{"playerID": 5}, {"playerID": 6},]"#)
+        #expect(try Run.run("import", space.store, trailing, "--entity", "Player", "--allow-trailing-commas").status == 0)
+        #expect(try space.players().keys.sorted() == [1, 2, 5, 6])
+    }
+
+    @Test func aFailedImportIntoANewStoreLeavesNoStore() throws {
+        let space = try Workspace()
+        let cases: [(String, [String])] = [
+            ("unconvertible", [try space.file("a.json", #"[{"playerID": 1, "rating": "fast"}]"#), "--entity", "Player"]),
+            ("unknown entity", [try space.file("b.json", "[]"), "--entity", "Coach"]),
+            ("missing file", [space.directory.path + "/missing.json", "--entity", "Player"]),
+        ]
+        for (name, arguments) in cases {
+            let result = try Run.run(["import", space.store] + arguments + ["--model", space.modelPath])
+            #expect(result.status != 0, "\(name)")
+            #expect(!FileManager.default.fileExists(atPath: space.store), "\(name) left a store")
+        }
+    }
+
+    @Test func nullAsAbsentAndReplaceRelationshipsReachTheImport() throws {
+        let space = try Workspace()
+        let players = try space.file("players.json", #"[{"playerID": 1, "full_name": null, "nick": "Al"}, {"playerID": 2}, {"playerID": 3}]"#)
+        #expect(try Run.run("import", space.store, players, "--entity", "Player", "--model", space.modelPath).status == 0)
+        #expect(try space.players()[1] == .some(nil), "null sets nil: the alternate is not tried")
+        #expect(try Run.run("import", space.store, players, "--entity", "Player", "--null-as-absent").status == 0)
+        #expect(try space.players()[1] == "Al")
+
+        func members() throws -> [Int64] {
+            try space.withStack { stack in
+                let team = try #require(try stack.mainContext.fetch(FetchRequest(entityName: "Team")).first)
+                return try team.relatedObjects(forKey: "players").compactMap { $0["playerID"].integerValue }.sorted()
+            }
+        }
+        #expect(try Run.run("import", space.store, try space.file("t1.json", #"[{"teamID": 10, "players": [1, 2]}]"#), "--entity", "Team").status == 0)
+        let second = try space.file("t2.json", #"[{"teamID": 10, "players": [3]}]"#)
+        #expect(try Run.run("import", space.store, second, "--entity", "Team").status == 0)
+        #expect(try members() == [1, 2, 3], "to-many imports join the current members")
+        #expect(try Run.run("import", space.store, second, "--entity", "Team", "--replace-relationships").status == 0)
+        #expect(try members() == [3])
     }
 
     @Test func skipInvalidImportsTheRestAndListsWhatItLeftOut() throws {
@@ -156,7 +197,8 @@ import Testing
     @Test func aStoreIsCreatedOnlyFromAModelAndKeepsItsOwn() throws {
         let space = try Workspace()
         let missing = try Run.run("import", space.store, try space.file("a.json", Self.roster), "--entity", "Player")
-        #expect(missing.status != 0 && missing.errors.contains("--model"))
+        #expect(missing.status == 1)
+        #expect(missing.errors == "mrstore: \(space.store) does not exist: give --model to create it\n")
         #expect(!FileManager.default.fileExists(atPath: space.store))
 
         #expect(try Run.run("import", space.store, try space.file("a.json", Self.roster), "--entity", "Player", "--model", space.modelPath).status == 0)

@@ -71,6 +71,12 @@ extension ManagedObject {
             let targets = try context.parentTargets(of: objectID, entity.relationships[position], position: position)
             state.relationships[position] = .toMany(targets)
             return targets
+        case .added(let extra):
+            guard let context = managedObjectContext else { throw .wrongContext(objectID) }
+            let base = try context.parentTargets(of: objectID, entity.relationships[position], position: position)
+            let targets = RelationshipState.joined(base, extra)
+            state.relationships[position] = .toMany(targets)
+            return targets
         }
     }
 
@@ -106,19 +112,41 @@ extension ManagedObject {
     private func linkInverse(_ name: String, to source: ManagedObject) throws(MagicalRecordError) {
         guard let position = entity.slot(ofRelationship: name) else { return }
         let relationship = entity.relationships[position]
-        let current = try loadedTargets(position)
+        // Membership is decided in calls of their own, so no copy of the targets is alive
+        // while they grow: appending then never copies the array.
+        if Self.joinsWithoutReading(relationship), let isMember = addedMembership(of: source.objectID, at: position) {
+            guard !isMember else { return }
+            try changeState { $0.appendTarget(source.objectID, at: position) }
+            return
+        }
         if relationship.isToMany {
-            guard !current.contains(source.objectID) else { return }
+            guard try !loadedTargets(position).contains(source.objectID) else { return }
             try changeState { $0.appendTarget(source.objectID, at: position) }
         } else {
             // A to-one inverse had another owner: that owner loses this object.
-            if let previous = current.first, previous != source.objectID,
+            if let previous = try loadedTargets(position).first, previous != source.objectID,
                let owner = try? managedObjectContext?.existingObject(with: previous),
                let ownerSide = relationship.inverse {
                 try owner.unlinkInverse(ownerSide, from: self)
             }
             try changeState { $0.relationships[position] = .toOne(source.objectID) }
         }
+    }
+
+    /// For a to-many not read (or only added to): whether `id` is among the additions.
+    /// Nil when the targets are loaded.
+    private func addedMembership(of id: ObjectID, at position: Int) -> Bool? {
+        switch state.relationships[position] {
+        case .unloaded: return false
+        case .added(let extra): return extra.contains(id)
+        default: return nil
+        }
+    }
+
+    /// Whether objects can join the relationship through their inverse without its targets
+    /// being read: an unordered to-many with no count limits to check.
+    private static func joinsWithoutReading(_ relationship: RelationshipDescription) -> Bool {
+        relationship.isToMany && !relationship.isOrdered && relationship.minCount == 0 && relationship.maxCount == 0
     }
 
     /// Removes `source` from this object's side `name` of a relationship.

@@ -77,10 +77,14 @@ extension ManagedObjectContext {
             return try stack.store.snapshot().targets(of: id, relationship)
         }
         return try parent.withLock { () throws(MagicalRecordError) -> [ObjectID] in
-            if let object = parent.changedObjects[id], case .toMany(let targets) = object.state.relationships[position] {
+            switch parent.changedObjects[id]?.state.relationships[position] {
+            case .toMany(let targets)?:
                 return targets
+            case .added(let extra)?:
+                return RelationshipState.joined(try parent.parentTargets(of: id, relationship, position: position), extra)
+            default:
+                return try parent.parentTargets(of: id, relationship, position: position)
             }
-            return try parent.parentTargets(of: id, relationship, position: position)
         }
     }
 }

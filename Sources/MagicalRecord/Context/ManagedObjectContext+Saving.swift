@@ -148,12 +148,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// `incoming`, keeping the to-many relationships it left unloaded from `current`.
+    /// `incoming`, with the to-many relationships it did not load (or only added to)
+    /// completed from `current`.
     private func merged(_ incoming: ObjectState, over current: ObjectState) -> ObjectState {
         var result = incoming
-        for (position, relationship) in incoming.relationships.enumerated() where relationship == .unloaded {
-            result.relationships[position] = current.relationships[position]
-        }
+        result.fillUnloaded(from: current)
         return result
     }
 }

@@ -68,18 +68,18 @@ struct ObjectView {
         case .toOne(let target): return target.map { [$0] } ?? []
         case .toMany(let targets): return targets
         case .unloaded: return try snapshot.targets(of: state.id, entity.relationships[position])
+        case .added(let extra):
+            return RelationshipState.joined(try snapshot.targets(of: state.id, entity.relationships[position]), extra)
         }
     }
 }
 
 extension ObjectState {
-    /// Takes the to-many targets this state has not loaded from `other`, a farther
-    /// context's version of the same object.
+    /// Completes the to-many targets this state has not loaded (or only added to) from
+    /// `other`, a farther context's version of the same object.
     mutating func fillUnloaded(from other: ObjectState) {
         for position in relationships.indices {
-            if case .unloaded = relationships[position], case .toMany = other.relationships[position] {
-                relationships[position] = other.relationships[position]
-            }
+            relationships[position] = relationships[position].over(other.relationships[position])
         }
     }
 }

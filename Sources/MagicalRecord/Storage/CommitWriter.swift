@@ -42,8 +42,14 @@ struct CommitWriter {
         try updateIndexes(entity, number: state.id.number, old: old, new: state)
         try records.put(key, coder.encode(state))
         for (position, relationship) in entity.relationships.enumerated() where relationship.isToMany {
-            guard case .toMany(let targets) = state.relationships[position] else { continue }
-            try replaceTargets(of: state.id, relationship, with: targets, isNew: isNew)
+            switch state.relationships[position] {
+            case .toMany(let targets):
+                try replaceTargets(of: state.id, relationship, with: targets, isNew: isNew)
+            case .added(let extra):
+                try addTargets(of: state.id, relationship, extra)
+            default:
+                continue
+            }
         }
         return []
     }
@@ -109,6 +115,15 @@ struct CommitWriter {
             _ = try tree.delete(KeyEncoding.encode([.int(id.number), .int(number)]))
         }
         for target in targets where !stored.contains(target.number) {
+            try tree.put(KeyEncoding.encode([.int(id.number), .int(target.number)]), try encodedTarget(target))
+        }
+    }
+
+    /// Adds `targets` to an unordered relationship without reading its current ones: the
+    /// set is keyed by target, so a target already there is written over unchanged.
+    private func addTargets(of id: ObjectID, _ relationship: RelationshipDescription, _ targets: [ObjectID]) throws {
+        let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
+        for target in targets {
             try tree.put(KeyEncoding.encode([.int(id.number), .int(target.number)]), try encodedTarget(target))
         }
     }

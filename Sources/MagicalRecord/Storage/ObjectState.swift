@@ -17,13 +17,28 @@ struct ObjectState: Sendable, Equatable {
         relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
     }
 
-    /// Appends `target` to the loaded to-many at `position`, in place: linking an inverse
-    /// to a large to-many must not copy it.
+    /// Appends `target` to the to-many at `position`, in place (linking an inverse to a
+    /// large to-many must not copy it); one not read becomes `added`.
     mutating func appendTarget(_ target: ObjectID, at position: Int) {
-        guard case .toMany(var targets) = relationships[position] else { return }
+        // `guard case` releases the matched value at once, so the array bound here has one
+        // owner once the state lets go of it (a `switch` would keep a second reference).
+        guard case .toMany(var targets) = relationships[position] else {
+            appendAddition(target, at: position)
+            return
+        }
         relationships[position] = .toMany([])
         targets.append(target)
         relationships[position] = .toMany(targets)
+    }
+
+    private mutating func appendAddition(_ target: ObjectID, at position: Int) {
+        guard case .added(var targets) = relationships[position] else {
+            if case .unloaded = relationships[position] { relationships[position] = .added([target]) }
+            return
+        }
+        relationships[position] = .added([])
+        targets.append(target)
+        relationships[position] = .added(targets)
     }
 
     init(id: ObjectID, attributes: [AttributeValue], relationships: [RelationshipState]) {
@@ -39,12 +54,32 @@ enum RelationshipState: Sendable, Equatable {
     case toOne(ObjectID?)
     case toMany([ObjectID])
     case unloaded
+    /// Not read, plus these targets: what an unordered to-many becomes when objects join it
+    /// through their inverse, so that joining a large set costs neither a read nor a copy.
+    /// The targets are those of the farther levels (parents, store) and these.
+    case added([ObjectID])
 
-    var targets: [ObjectID] {
-        switch self {
-        case .toOne(let target): return target.map { [$0] } ?? []
-        case .toMany(let targets): return targets
-        case .unloaded: return []
+    /// `self`, a nearer level's state, completed by `farther`, the same relationship one
+    /// level out (a parent's, or the committed one): loaded targets win, additions join.
+    func over(_ farther: RelationshipState) -> RelationshipState {
+        switch (self, farther) {
+        case (.unloaded, _):
+            return farther
+        case (.added(let extra), .toMany(let base)):
+            return .toMany(Self.joined(base, extra))
+        case (.added(let extra), .added(let base)):
+            return .added(Self.joined(base, extra))
+        default:
+            return self
         }
+    }
+
+    /// `base` followed by the targets of `extra` it does not have.
+    static func joined(_ base: [ObjectID], _ extra: [ObjectID]) -> [ObjectID] {
+        guard !extra.isEmpty else { return base }
+        let present = Set(base)
+        var result = base
+        for id in extra where !present.contains(id) { result.append(id) }
+        return result
     }
 }

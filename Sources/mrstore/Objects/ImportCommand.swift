@@ -61,6 +61,12 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         MagicalRecord.setLoggingLevel(.off)
+        let storeURL = URL(fileURLWithPath: store)
+        let creating = !FileManager.default.fileExists(atPath: storeURL.path)
+        guard !creating || model != nil else {
+            printError("mrstore: \(store) does not exist: give --model to create it")
+            throw ExitCode(1)
+        }
         let options = ImportOptions(
             nullAsAbsent: nullAsAbsent, skipInvalid: skipInvalid,
             relationshipPolicy: replaceRelationships ? .replace : nil,
@@ -70,54 +76,63 @@ struct ImportCommand: ParsableCommand {
         let started = Date()
         let progress = ImportProgressLine(enabled: isatty(2) == 1 && !json)
         let result = try reportingErrors { () throws -> ImportResult in
-            let stack = try openStack()
+            // The progress line ends before an error is printed below it.
+            defer { progress.finish() }
+            let stack = try PersistentStack(storeAt: storeURL, model: try loadModel(), durability: durability.value)
             do {
                 let result = try importRecords(into: stack, options: options, progress: progress)
                 try stack.close()
                 return result
             } catch {
+                if creating { removeIfEmpty(stack) }
                 try? stack.close()
                 throw error
             }
         }
-        progress.finish()
         let summary = ImportSummary(result: result, seconds: Date().timeIntervalSince(started))
         for skipped in result.skipped { printError("mrstore: skipped \(skipped)") }
         print(json ? summary.json : summary.text)
     }
 
-    /// The store, created with `--model` when missing; an existing store's model must
-    /// match the one given (the library lists the differences otherwise).
-    private func openStack() throws -> PersistentStack {
-        let url = URL(fileURLWithPath: store)
-        let exists = FileManager.default.fileExists(atPath: url.path)
-        guard exists || model != nil else {
-            throw ValidationError("\(store) does not exist: give --model to create it")
+    /// The `--model` file, if one is given.
+    private func loadModel() throws(MagicalRecordError) -> ObjectModel? {
+        guard let model else { return nil }
+        do throws(ModelError) {
+            return try ObjectModel(contentsOf: URL(fileURLWithPath: model))
+        } catch {
+            throw .model(error)
         }
-        let objectModel = try model.map { path throws(MagicalRecordError) in
-            do throws(ModelError) {
-                return try ObjectModel(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw .model(error)
-            }
-        }
-        return try PersistentStack(storeAt: url, model: objectModel, durability: durability.value)
     }
 
+    /// Removes the store this command created when the import failed before anything was
+    /// committed (so a wrong `--model` or entity is not left recorded in a new store). It
+    /// is removed while this process still holds the write lock, so nothing else can have
+    /// written to it; with --commit-each-batch, a store holding committed batches stays.
+    /// The empty lock file stays: once this process closes the store another may open the
+    /// path and lock it, so it is not ours to delete (Spec/FILE-FORMAT.md F1).
+    private func removeIfEmpty(_ stack: PersistentStack) {
+        let context = stack.rootContext
+        let empty = context.performAndWait { () -> Bool in
+            for entity in stack.model.entities {
+                guard (try? context.count(for: FetchRequest(entityName: entity.name))) == 0 else { return false }
+            }
+            return true
+        }
+        if empty { try? FileManager.default.removeItem(atPath: store) }
+    }
+
+    /// Imports FILE (standard input for `-`) in one transaction, or batch by batch with
+    /// --commit-each-batch, and saves: the result is durable when this returns.
     private func importRecords(into stack: PersistentStack, options: ImportOptions, progress: ImportProgressLine) throws -> ImportResult {
         let context = stack.rootContext
         return try context.performAndWait { () throws(MagicalRecordError) -> ImportResult in
-            let stream: JSONArrayStream
+            let result: ImportResult
             if file == "-" {
-                stream = JSONArrayStream(fileHandle: .standardInput, reader: JSONReader(allowsTrailingCommas: allowTrailingCommas))
+                let stream = JSONArrayStream(fileHandle: .standardInput, reader: JSONReader(allowsTrailingCommas: allowTrailingCommas))
+                result = try context.importRecords(from: stream, entityName: entity, options: options) { progress.show($0) }
             } else {
-                do throws(JSONError) {
-                    stream = try JSONArrayStream(contentsOf: URL(fileURLWithPath: file), reader: JSONReader(allowsTrailingCommas: allowTrailingCommas))
-                } catch {
-                    throw .importFailed(ImportError(entity: entity, recordIndex: nil, reason: .json(error)))
-                }
+                result = try context.importRecords(contentsOf: URL(fileURLWithPath: file), entityName: entity, options: options) { progress.show($0) }
             }
-            let result = try context.importRecords(from: stream, entityName: entity, options: options) { progress.show($0) }
             try context.save()
             return result
         }
