@@ -53,7 +53,14 @@ public struct ImportError: Error, Sendable, Equatable, CustomStringConvertible {
         case .shape(let message):
             return "\(record) (\(entity)): \(message)"
         case .json(let error):
-            return "malformed JSON: \(error)"
+            switch error.reason {
+            case .readFailed, .unsupportedValue:
+                // Not the text's fault: input that cannot be read, or a Foundation value
+                // with no JSON equivalent.
+                return "\(record): \(error)"
+            default:
+                return "malformed JSON: \(error)"
+            }
         case .unusableOptions(let message):
             return "import options: \(message)"
         case .afterCommitting(let records, let message):

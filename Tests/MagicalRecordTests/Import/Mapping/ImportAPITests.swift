@@ -131,6 +131,7 @@ import Testing
         let missing = importFailure { () throws(MagicalRecordError) in
             try stack.main.importRecords(contentsOf: directory.appendingPathComponent("none.json"), entityName: "Post")
         }
+        #expect(missing?.description.hasPrefix("the input: could not read the input: cannot open") == true, "\(String(describing: missing))")
         #expect(missing?.description.contains("none.json") == true)
     }
 
@@ -140,6 +141,7 @@ import Testing
             try Post.importFromObject(["postID": 1, "title": Date()] as [String: Any], in: stack.main)
         }
         #expect(failure?.description.contains("title") == true)
+        #expect(failure?.description.contains("malformed") == false, "a Date is not malformed JSON: \(String(describing: failure))")
         #expect(stack.main.hasChanges == false)
     }
 }
