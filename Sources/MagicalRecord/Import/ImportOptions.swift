@@ -26,8 +26,9 @@ public struct ImportOptions: Sendable, Hashable {
     public var batchSize = 10_000
     /// Commit each batch as it is imported (root saving context only), so memory stays
     /// bounded for inputs of any size. An error then undoes only the failing batch; the
-    /// error says how many records earlier batches committed. Off: one transaction, all
-    /// or nothing, saved when the caller saves.
+    /// error says how many records earlier batches committed. What the import remembers
+    /// is dropped after each commit, so ``ImportResult/objectIDs`` stays empty. Off: one
+    /// transaction, all or nothing, saved when the caller saves.
     public var commitsEachBatch = false
 
     public init(
@@ -59,5 +60,6 @@ public struct ImportResult: Sendable {
     /// Records left out with ``ImportOptions/skipInvalid``, with why.
     public internal(set) var skipped: [ImportError] = []
     /// The imported top-level objects' ids, in input order (a record imported twice, once).
+    /// (Empty with ``ImportOptions/commitsEachBatch``, which keeps nothing per record.)
     public internal(set) var objectIDs: [ObjectID] = []
 }

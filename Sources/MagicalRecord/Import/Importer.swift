@@ -61,7 +61,7 @@ struct Importer {
                     result.declined += 1
                     continue
                 }
-                if reported.insert(object.objectID).inserted { result.objectIDs.append(object.objectID) }
+                if !options.commitsEachBatch, reported.insert(object.objectID).inserted { result.objectIDs.append(object.objectID) }
             } catch {
                 guard options.skipInvalid, case .importFailed(let failure) = error, Self.isSkippable(failure) else { throw error }
                 for (keyed, key) in addedKeys { known[keyed]?[key] = nil }
@@ -86,6 +86,16 @@ struct Importer {
         object.didImport(record)
         found.append(object.objectID)
         result.objectIDs.append(object.objectID)
+    }
+
+    /// Forgets what the import found and made so far, once it is committed (with
+    /// `commitsEachBatch`): later batches find those objects through the store's indexes,
+    /// so memory does not grow with the input.
+    mutating func forgetCommitted() {
+        known = [:]
+        touched = []
+        reported = []
+        lookupView = nil
     }
 
     /// Sorts the objects found since the last call into updated and unchanged: changed

@@ -122,6 +122,7 @@ extension ManagedObjectContext {
                         importer.countUpdates()
                         try save()
                     }
+                    importer.forgetCommitted()
                     read += batch.count
                     reportProgress()
                 }

@@ -26,6 +26,26 @@ import Testing
         #expect(try stack.count("Label", in: stack.main) == 250)
     }
 
+    @Test func laterBatchesFindWhatEarlierOnesCommitted() throws {
+        let stack = try ImportStack()
+        let text = "[" + (0..<30).map { #"{"labelID": \#($0 % 10), "title": "T\#($0)", "artists": [\#($0 % 4)]}"# }.joined(separator: ",") + "]"
+        let result = try stack.root.importRecords(
+            from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 7, commitsEachBatch: true)
+        )
+        #expect(result.created == 14, "10 labels and 4 artists, each made once")
+        #expect(result.objectIDs.isEmpty)
+        #expect(try stack.count("Label", in: stack.root) == 10)
+        #expect(try stack.count("Artist", in: stack.root) == 4)
+        #expect(try stack.object("Label", "labelID", .integer(3), in: stack.root)["name"] == .string("T23"))
+        // An artist has one label: the last record naming it wins, across batches.
+        for (artist, label) in [(0, 8), (1, 9), (2, 6), (3, 7)] {
+            let owner = try stack.object("Artist", "artistID", .integer(Int64(artist)), in: stack.root).relatedObject(forKey: "label")
+            #expect(owner?["labelID"] == .integer(Int64(label)), "artist \(artist)")
+        }
+        let nine = try stack.object("Label", "labelID", .integer(9), in: stack.root)
+        #expect(try nine.relatedObjects(forKey: "artists").map { $0["artistID"] } == [.integer(1)])
+    }
+
     @Test func anErrorUndoesItsBatchOnlyAndSaysWhatWasCommitted() throws {
         let stack = try ImportStack()
         let failure = importFailure { () throws(MagicalRecordError) in
