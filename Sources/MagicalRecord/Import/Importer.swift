@@ -98,6 +98,19 @@ struct Importer {
         lookupView = nil
     }
 
+    /// Makes `object` findable by every attribute this import looks its entity (or an
+    /// ancestor) up by, not only the one it was found or made by: a later record may reach
+    /// the same object through another relationship's `relatedByAttribute` (I11).
+    private mutating func registerKeys(of object: ManagedObject) {
+        let names = [object.entity.name] + object.entity.ancestors
+        for keyed in Array(known.keys) where names.contains(keyed.entity) {
+            let value = object[keyed.attribute]
+            guard !value.isNull, known[keyed]?[value] == nil else { continue }
+            known[keyed]?[value] = object.objectID
+            addedKeys.append((keyed, value))
+        }
+    }
+
     /// Sorts the objects found since the last call into updated and unchanged: changed
     /// means noted by the import's savepoint, so call it before that savepoint ends.
     mutating func countUpdates() {
@@ -270,6 +283,7 @@ struct Importer {
         let object = try object(for: mapping.entity, keyedBy: lookup?.attribute, key: key)
         object.willImport(record)
         try importAttributes(of: record, into: object, mapping: mapping, index: index)
+        registerKeys(of: object)
         try importRelationships(of: record, into: object, mapping: mapping, index: index)
         object.didImport(record)
         return object

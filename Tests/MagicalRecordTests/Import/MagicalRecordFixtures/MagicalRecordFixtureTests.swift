@@ -97,7 +97,7 @@ import Testing
             Issue.record("not a JSON error: \(String(describing: failure))")
             return
         }
-        #expect(error.offset == 61, "the '}' after the first record's trailing comma")
+        #expect(error.offset == 61, "the first record's trailing comma")
         #expect(stack.main.hasChanges == false)
 
         let result = try stack.main.importRecords(
@@ -212,8 +212,14 @@ import Testing
         #expect(concreteOne.entity.name == "ConcreteRelatedEntity")
         #expect(concreteOne["sampleBaseAttribute"].stringValue?.contains("BASE") == true)
         #expect(concreteOne["sampleConcreteAttribute"].stringValue?.contains("DESCENDANT") == true)
-        #expect(try owner.relatedObjects(forKey: "testConcreteToManyRelationship").count == 3)
-        #expect(try stack.count("AbstractRelatedEntity") == 7, "1 + 2 + 1 + 3: different keys, seven objects")
+        let abstractMany = try owner.relatedObjects(forKey: "testAbstractToManyRelationship")
+        let concreteMany = try owner.relatedObjects(forKey: "testConcreteToManyRelationship")
+        #expect(concreteMany.count == 3)
+        // Regression: the concrete to-many finds DESCENDANT 1 and 2 by sampleConcreteAttribute
+        // although the abstract to-many made them moments earlier in the same import, found
+        // by sampleBaseAttribute (I11): 1 + 2 + 1 + 1 new = 5 objects, not 7.
+        #expect(Set(concreteMany.map(\.objectID)).isSuperset(of: abstractMany.map(\.objectID)))
+        #expect(try stack.count("AbstractRelatedEntity") == 5)
     }
 
     @Test func anEmptyRecordImportsAnObjectWithItsDefaults() throws {
