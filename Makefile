@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DEMO_STORE ?= demo-store/demo.store
 
-.PHONY: deps build test demo bench fuzz clean
+.PHONY: deps build test demo bench bench-engine fuzz clean
 
 FUZZ_TARGET ?= FuzzStoreFile
 FUZZ_SECONDS ?= 60
@@ -32,7 +32,16 @@ demo: deps
 	.build/release/mrstore info $(DEMO_STORE)
 	.build/release/mrstore check $(DEMO_STORE)
 
+# mrbench: our store against SQLite (GRDB); BENCH_ARGS e.g. "--records 1000000 --json".
 bench: deps
+	@if ! pkg-config --exists sqlite3 2>/dev/null; then \
+		echo "installing libsqlite3-dev"; \
+		apt-get update -qq && apt-get install -y -qq libsqlite3-dev; \
+	fi
+	cd Benchmarks && $(SWIFT) run -c release mrbench $(BENCH_ARGS)
+
+# storebench: the engine alone (pages, trees, commits).
+bench-engine: deps
 	cd Benchmarks && $(SWIFT) run -c release storebench
 
 # libFuzzer: FUZZ_TARGET=FuzzStoreFile|FuzzKeyDecoding|FuzzJSONReader|FuzzImport, FUZZ_SECONDS of fuzzing from the seed corpus.

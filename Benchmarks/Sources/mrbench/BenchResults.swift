@@ -1,0 +1,98 @@
+import Foundation
+
+/// What a run measured, printed as a table or as one JSON object:
+/// `{"records": N, "durability": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
+/// "file_bytes": {...}, "recovery_open_seconds": {...}, "peak_rss_bytes": B}`, R in rows per second.
+struct BenchResults {
+    let records: Int
+    let durability: BenchDurability
+    let systems: [String]
+    let phases: [Phase]
+    private(set) var rates: [Phase: [String: Double]] = [:]
+    var fileBytes: [String: UInt64] = [:]
+    var recoverySeconds: [String: Double] = [:]
+    var peakResidentBytes: UInt64 = 0
+
+    init(records: Int, durability: BenchDurability, systems: [String], phases: [Phase]) {
+        self.records = records
+        self.durability = durability
+        self.systems = systems
+        self.phases = phases
+    }
+
+    mutating func record(_ phase: Phase, system: String, rows: Int, seconds: Double) {
+        rates[phase, default: [:]][system] = Double(rows) / max(seconds, 1e-9)
+    }
+
+    private var ratePhases: [Phase] { phases.filter { $0 != .recovery } }
+
+    func json() -> String {
+        func object(_ pairs: [(String, String)]) -> String {
+            "{" + pairs.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+        }
+        func number(_ value: Double) -> String { String(format: "%.1f", value) }
+        let phaseObjects = ratePhases.map { phase in
+            (phase.rawValue, object(systems.compactMap { system in rates[phase]?[system].map { (system, number($0)) } }))
+        }
+        return object([
+            ("records", String(records)),
+            ("durability", "\"\(durability.rawValue)\""),
+            ("phases", object(phaseObjects)),
+            ("file_bytes", object(systems.compactMap { system in fileBytes[system].map { (system, String($0)) } })),
+            ("recovery_open_seconds", object(systems.compactMap { system in
+                recoverySeconds[system].map { (system, String(format: "%.6f", $0)) }
+            })),
+            ("peak_rss_bytes", String(peakResidentBytes)),
+        ])
+    }
+
+    func table() -> String {
+        let peers = systems.filter { $0 != MagicalRecordSystem.name }
+        let compared = systems.contains(MagicalRecordSystem.name) ? peers : []
+        var rows = [["phase"] + systems + compared.map { "mrstore/\($0)" }]
+        for phase in ratePhases {
+            let values = systems.map { system in rates[phase]?[system].map { Self.rate($0) } ?? "-" }
+            rows.append([phase.rawValue] + values + compared.map { ratio(rates[phase], $0) })
+        }
+        let bytes = systems.map { system in
+            fileBytes[system].map { String(format: "%.1f MB, %.0f B/row", Double($0) / 1e6, Double($0) / Double(storedRows)) } ?? "-"
+        }
+        rows.append(["file size"] + bytes + compared.map { peer in
+            guard let ours = fileBytes[MagicalRecordSystem.name], let theirs = fileBytes[peer], theirs > 0 else { return "-" }
+            return String(format: "%.2fx", Double(ours) / Double(theirs))
+        })
+        if phases.contains(.recovery) {
+            rows.append(["recovery open"] + systems.map { system in
+                recoverySeconds[system].map { String(format: "%.1f ms", $0 * 1_000) } ?? "-"
+            } + compared.map { _ in "" })
+        }
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let lines = rows.map { row in
+            row.enumerated().map { column, cell in
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "   ")
+        }
+        let heading = "mrbench: \(records) records, durability \(durability.rawValue), "
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores; rows per second"
+            + " (scan, sorted, aggregate, count: rows scanned per second)"
+        let footer = String(format: "peak resident memory of this process: %.0f MB", Double(peakResidentBytes) / 1_048_576)
+        return ([heading, ""] + lines + ["", footer]).joined(separator: "\n")
+    }
+
+    /// Rows in each store after the upsert (what file sizes are divided by).
+    private var storedRows: Int { phases.contains(.upsert) || phases.count > 1 ? records + (records - records / 2) : records }
+
+    private func ratio(_ rates: [String: Double]?, _ peer: String) -> String {
+        guard let ours = rates?[MagicalRecordSystem.name], let theirs = rates?[peer], theirs > 0 else { return "-" }
+        return String(format: "%.2fx", ours / theirs)
+    }
+
+    private static func rate(_ value: Double) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.maximumFractionDigits = 0
+        return (formatter.string(from: NSNumber(value: value)) ?? String(format: "%.0f", value)) + "/s"
+    }
+}

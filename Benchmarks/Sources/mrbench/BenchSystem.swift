@@ -1,0 +1,67 @@
+import Foundation
+
+/// The phases, in the order they run; each reports a count of rows handled.
+enum Phase: String, CaseIterable, Sendable {
+    case importJSON = "import_json"
+    case upsert
+    case get
+    case scan
+    case sorted
+    case aggregate
+    case count
+    /// Not a rate: the time to open the store after a writer was killed (SIGKILL).
+    case recovery
+}
+
+/// One database under test. A system runs every phase on its own file in `directory`;
+/// each phase returns how many rows it handled (records imported, lookups made, rows
+/// scanned), which the runner divides by the time taken.
+protocol BenchSystem: AnyObject {
+    static var name: String { get }
+    init(directory: URL, durability: BenchDurability) throws
+    /// The departments, then `data.peopleJSON`, committed.
+    func importJSON(_ data: BenchData) throws -> Int
+    /// `data.upsertJSON`, committed.
+    func upsert(_ data: BenchData) throws -> Int
+    /// Looks up each key and materialises the person it finds.
+    func get(_ keys: [Int64]) throws -> Int
+    /// `age > 40 AND lastName BEGINSWITH 'S'`, every match materialised; returns the matches.
+    func scan() throws -> Int
+    /// The first 1,000 people by `lastName, firstName`; returns how many came back.
+    func sorted() throws -> Int
+    /// The sum of `salary` per `departmentID`; returns the number of groups.
+    func aggregate() throws -> Int
+    /// The count of people with `salary > 100000`.
+    func count() throws -> Int
+    /// Closes the store; afterwards `fileBytes` is final.
+    func close() throws
+    /// The bytes on disk of the store (every file it keeps).
+    var fileBytes: UInt64 { get }
+    /// Opens the closed store (as after a crash) and counts its people: a recovery check.
+    func reopen() throws -> Int
+    /// Writes batches of 10,000 new people with keys from `firstKey`, committing each,
+    /// forever: the child process the recovery phase kills. Calls `committed` after each commit.
+    func writeUntilKilled(from firstKey: Int64, committed: () -> Void) throws
+}
+
+enum BenchDurability: String, CaseIterable, Sendable {
+    /// Our `normal`; SQLite in WAL mode with `synchronous = NORMAL`.
+    case normal
+    /// Our `full`; SQLite in WAL mode with `synchronous = FULL`.
+    case full
+}
+
+enum BenchSystems {
+    static var all: [any BenchSystem.Type] { [MagicalRecordSystem.self, SQLiteSystem.self, GRDBRecordsSystem.self] }
+
+    static func named(_ name: String) -> (any BenchSystem.Type)? {
+        all.first { $0.name == name }
+    }
+}
+
+extension URL {
+    /// The size of the file here, 0 when there is none.
+    var fileSize: UInt64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
+    }
+}

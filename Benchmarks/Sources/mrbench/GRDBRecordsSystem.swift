@@ -1,0 +1,143 @@
+import Foundation
+import GRDB
+
+/// SQLite as a typical GRDB user writes it: `Codable` records decoded by `JSONDecoder`,
+/// `upsert`, `fetchOne(key:)` and the query interface.
+final class GRDBRecordsSystem: BenchSystem {
+    static let name = "grdb-records"
+
+    struct PersonRecord: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "person"
+        var id: Int64
+        var firstName: String
+        var lastName: String
+        var age: Int16
+        var departmentID: Int32
+        var salary: Double
+        var createdAt: Date
+    }
+
+    struct DepartmentRecord: Codable, FetchableRecord, PersistableRecord {
+        static let databaseTableName = "department"
+        var departmentID: Int32
+        var name: String
+    }
+
+    private let url: URL
+    private let durability: BenchDurability
+    private var queue: DatabaseQueue?
+
+    init(directory: URL, durability: BenchDurability) throws {
+        url = directory.appendingPathComponent("bench-grdb.db")
+        self.durability = durability
+    }
+
+    private func database() throws -> DatabaseQueue {
+        if let queue { return queue }
+        let opened = try SQLiteSystem.open(url, durability: durability)
+        queue = opened
+        return opened
+    }
+
+    private static func decode<Record: Decodable>(_ data: Data) throws -> [Record] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode([Record].self, from: data)
+    }
+
+    func importJSON(_ data: BenchData) throws -> Int {
+        let departments: [DepartmentRecord] = try Self.decode(data.departmentsJSON)
+        let people: [PersonRecord] = try Self.decode(data.peopleJSON)
+        try database().write { db in
+            try db.create(table: "department", options: .ifNotExists) { table in
+                table.primaryKey("departmentID", .integer)
+                table.column("name", .text)
+            }
+            try db.create(table: "person", options: .ifNotExists) { table in
+                table.primaryKey("id", .integer)
+                table.column("firstName", .text).notNull()
+                table.column("lastName", .text).notNull()
+                table.column("age", .integer).notNull()
+                table.column("departmentID", .integer).notNull().references("department")
+                table.column("salary", .double).notNull()
+                table.column("createdAt", .datetime).notNull()
+            }
+            for department in departments { try department.upsert(db) }
+            for person in people { try person.upsert(db) }
+        }
+        return people.count
+    }
+
+    func upsert(_ data: BenchData) throws -> Int {
+        let people: [PersonRecord] = try Self.decode(data.upsertJSON)
+        try database().write { db in
+            for person in people { try person.upsert(db) }
+        }
+        return people.count
+    }
+
+    func get(_ keys: [Int64]) throws -> Int {
+        try database().read { db in
+            var found = 0
+            for key in keys {
+                guard let person = try PersonRecord.fetchOne(db, key: key) else { continue }
+                found += person.lastName.isEmpty ? 0 : 1
+            }
+            return found
+        }
+    }
+
+    func scan() throws -> Int {
+        try database().read { db in
+            try PersonRecord.filter(Column("age") > 40 && Column("lastName").like("S%")).fetchAll(db).count
+        }
+    }
+
+    func sorted() throws -> Int {
+        try database().read { db in
+            try PersonRecord.order(Column("lastName"), Column("firstName")).limit(1_000).fetchAll(db).count
+        }
+    }
+
+    func aggregate() throws -> Int {
+        try database().read { db in
+            try PersonRecord
+                .select(Column("departmentID"), sum(Column("salary")))
+                .group(Column("departmentID"))
+                .asRequest(of: Row.self)
+                .fetchAll(db)
+                .count
+        }
+    }
+
+    func count() throws -> Int {
+        try database().read { db in try PersonRecord.filter(Column("salary") > 100_000).fetchCount(db) }
+    }
+
+    func close() throws {
+        try queue?.close()
+        queue = nil
+    }
+
+    var fileBytes: UInt64 {
+        url.fileSize + URL(fileURLWithPath: url.path + "-wal").fileSize + URL(fileURLWithPath: url.path + "-shm").fileSize
+    }
+
+    func reopen() throws -> Int {
+        let queue = try SQLiteSystem.open(url, durability: durability)
+        defer { try? queue.close() }
+        return try queue.read { db in try PersonRecord.fetchCount(db) }
+    }
+
+    func writeUntilKilled(from firstKey: Int64, committed: () -> Void) throws {
+        var key = firstKey
+        while true {
+            let people: [PersonRecord] = try Self.decode(BenchData.newPeopleJSON(from: key, count: 10_000))
+            try database().write { db in
+                for person in people { try person.upsert(db) }
+            }
+            committed()
+            key += 10_000
+        }
+    }
+}

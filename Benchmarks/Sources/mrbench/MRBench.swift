@@ -1,0 +1,170 @@
+import ArgumentParser
+import Foundation
+
+/// The same workload on our store and on SQLite (GRDB raw statements and GRDB records),
+/// in one process and one run: a table of rows per second, or one JSON object.
+@main
+struct MRBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mrbench",
+        abstract: "Import and fetch throughput of MagicalRecord's store side by side with SQLite.",
+        discussion: """
+        Phases: import_json (N people from JSON bytes into an empty store, committed), upsert \
+        (N records, half existing with changed fields, half new), get (100,000 point lookups by \
+        key, each materialised), scan (age > 40 AND lastName BEGINSWITH 'S', matches \
+        materialised), sorted (first 1,000 by lastName, firstName), aggregate (sum of salary per \
+        departmentID), count (salary > 100000), recovery (open time after a writer is killed). \
+        Scans, sorts and aggregates report rows scanned per second.
+        """
+    )
+
+    @Option(help: "People in the workload.")
+    var records = 100_000
+
+    @Option(help: "Comma-separated phases to report (default: all). Phases a later one needs still run.")
+    var phases: String?
+
+    @Option(help: "Run one system alone (mrstore, sqlite, grdb-records), e.g. to read its peak memory.")
+    var system: String?
+
+    @Option(help: "Where the stores go (default: the temporary directory). Removed afterwards.")
+    var dir: String?
+
+    @Option(help: "normal (SQLite WAL, synchronous=NORMAL) or full (synchronous=FULL).")
+    var durability: BenchDurability = .normal
+
+    @Flag(help: "Print one JSON object instead of the table.")
+    var json = false
+
+    @Option(help: .hidden)
+    var recoveryWriter: String?
+
+    @Option(help: .hidden)
+    var firstKey: Int64 = 0
+
+    func validate() throws {
+        guard records >= 2 else { throw ValidationError("--records must be at least 2") }
+    }
+
+    func run() throws {
+        if let recoveryWriter {
+            try RecoveryPhase.write(system: recoveryWriter, directory: URL(fileURLWithPath: dir ?? "."),
+                                    durability: durability, firstKey: firstKey)
+            return
+        }
+        let selected = try selectedPhases()
+        let systems = try selectedSystems()
+        let progress = Progress(enabled: isatty(STDERR_FILENO) != 0)
+
+        progress.show("generating \(records) records")
+        let data = BenchData(records: records)
+        let workDirectory = URL(fileURLWithPath: dir ?? NSTemporaryDirectory())
+            .appendingPathComponent("mrbench-\(getpid())")
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: workDirectory) }
+
+        var results = BenchResults(records: records, durability: durability, systems: systems.map { $0.name }, phases: selected)
+        for systemType in systems {
+            let folder = workDirectory.appendingPathComponent(systemType.name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try runPhases(systemType, in: folder, data: data, selected: selected, into: &results, progress: progress)
+            try? FileManager.default.removeItem(at: folder)
+        }
+        results.peakResidentBytes = peakResidentBytes()
+        progress.clear()
+        print(json ? results.json() : results.table())
+    }
+
+    private func runPhases(
+        _ systemType: any BenchSystem.Type, in folder: URL, data: BenchData, selected: [Phase],
+        into results: inout BenchResults, progress: Progress
+    ) throws {
+        let system = try systemType.init(directory: folder, durability: durability)
+        let last = selected.filter { $0 != .recovery }.map(\.order).max() ?? Phase.importJSON.order
+        var storedRows = 0
+        for phase in Phase.allCases where phase != .recovery && (phase.order <= Phase.upsert.order ? phase.order <= last : selected.contains(phase)) {
+            progress.show("\(phase.rawValue): \(systemType.name)")
+            let clock = ContinuousClock()
+            var handled = 0
+            let elapsed = try clock.measure { handled = try run(phase, on: system, data: data) }
+            switch phase {
+            case .importJSON: storedRows = handled
+            case .upsert: storedRows = data.rowsAfterUpsert
+            default: break
+            }
+            let rows = [.importJSON, .upsert, .get].contains(phase) ? handled : storedRows
+            if selected.contains(phase) {
+                results.record(phase, system: systemType.name, rows: rows, seconds: elapsed.seconds)
+            }
+        }
+        try system.close()
+        results.fileBytes[systemType.name] = system.fileBytes
+        if selected.contains(.recovery), systemType.name != GRDBRecordsSystem.name {
+            progress.show("recovery: \(systemType.name)")
+            results.recoverySeconds[systemType.name] = try RecoveryPhase.measure(
+                systemType, in: folder, durability: durability, firstKey: Int64(data.rowsAfterUpsert) * 10
+            )
+        }
+    }
+
+    private func run(_ phase: Phase, on system: any BenchSystem, data: BenchData) throws -> Int {
+        switch phase {
+        case .importJSON: try system.importJSON(data)
+        case .upsert: try system.upsert(data)
+        case .get: try system.get(data.lookupKeys)
+        case .scan: try system.scan()
+        case .sorted: try system.sorted()
+        case .aggregate: try system.aggregate()
+        case .count: try system.count()
+        case .recovery: 0
+        }
+    }
+
+    private func selectedPhases() throws -> [Phase] {
+        guard let phases else { return Phase.allCases }
+        return try phases.split(separator: ",").map { name in
+            guard let phase = Phase(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw BenchError.unknownPhase(String(name))
+            }
+            return phase
+        }
+    }
+
+    private func selectedSystems() throws -> [any BenchSystem.Type] {
+        guard let system else { return BenchSystems.all }
+        guard let named = BenchSystems.named(system) else { throw BenchError.unknownSystem(system) }
+        return [named]
+    }
+
+    /// The process's peak resident set (getrusage), meaningful per system with `--system`.
+    private func peakResidentBytes() -> UInt64 {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return UInt64(usage.ru_maxrss) * 1_024
+    }
+}
+
+extension BenchDurability: ExpressibleByArgument {}
+
+extension Phase {
+    var order: Int { Phase.allCases.firstIndex(of: self)! }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// One line on standard error, rewritten as phases go, when that is a terminal.
+struct Progress {
+    let enabled: Bool
+
+    func show(_ text: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)...".utf8))
+    }
+
+    func clear() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

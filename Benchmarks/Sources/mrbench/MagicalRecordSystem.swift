@@ -1,0 +1,131 @@
+import Foundation
+import MagicalRecord
+import MagicalStore
+
+/// Our store, through the calls a MagicalRecord user makes: `importFromJSON`,
+/// `findFirst(byAttribute:withValue:)`, `findAll(with:)`, `aggregateOperation`,
+/// `countOfEntities(with:)`.
+final class MagicalRecordSystem: BenchSystem {
+    static let name = "mrstore"
+
+    private let url: URL
+    private let durability: Durability
+    private var stack: PersistentStack?
+
+    init(directory: URL, durability: BenchDurability) throws {
+        url = directory.appendingPathComponent("bench.store")
+        self.durability = durability == .full ? .full : .normal
+        MagicalRecord.register(Person.self, Department.self)
+    }
+
+    private func context() throws -> ManagedObjectContext {
+        if let stack { return stack.rootContext }
+        let opened = try PersistentStack(storeAt: url, model: Self.model, durability: durability)
+        stack = opened
+        return opened.rootContext
+    }
+
+    func importJSON(_ data: BenchData) throws -> Int {
+        let context = try context()
+        try Department.importFromJSON(data.departmentsJSON, in: context)
+        let result = try Person.importFromJSON(data.peopleJSON, in: context)
+        try context.save()
+        return result.recordsRead
+    }
+
+    func upsert(_ data: BenchData) throws -> Int {
+        let context = try context()
+        let result = try Person.importFromJSON(data.upsertJSON, in: context)
+        try context.save()
+        return result.recordsRead
+    }
+
+    func get(_ keys: [Int64]) throws -> Int {
+        let context = try context()
+        var found = 0
+        for key in keys {
+            guard let person = try Person.findFirst(byAttribute: "id", withValue: key, in: context) else { continue }
+            found += person.lastName.isEmpty ? 0 : 1
+        }
+        return found
+    }
+
+    func scan() throws -> Int {
+        let predicate = try ObjectPredicate(format: "age > %d AND lastName BEGINSWITH %@", 40, "S")
+        let matches = try Person.findAll(with: predicate, in: try context())
+        return matches.reduce(0) { $0 + ($1.lastName.isEmpty ? 0 : 1) }
+    }
+
+    func sorted() throws -> Int {
+        var request = try Person.requestAll(sortedBy: "lastName,firstName")
+        request.fetchLimit = 1_000
+        let page = try Person.executeFetchRequest(request, in: try context())
+        return page.reduce(0) { $0 + ($1.firstName.isEmpty ? 0 : 1) }
+    }
+
+    func aggregate() throws -> Int {
+        try Person.aggregateOperation("sum:", onAttribute: "salary", groupBy: "departmentID", in: try context()).count
+    }
+
+    func count() throws -> Int {
+        try Person.countOfEntities(with: try ObjectPredicate(format: "salary > %d", 100_000), in: try context())
+    }
+
+    func close() throws {
+        try stack?.close()
+        stack = nil
+    }
+
+    var fileBytes: UInt64 { url.fileSize }
+
+    func reopen() throws -> Int {
+        let stack = try PersistentStack(storeAt: url, durability: durability)
+        defer { try? stack.close() }
+        return try Person.countOfEntities(in: stack.rootContext)
+    }
+
+    func writeUntilKilled(from firstKey: Int64, committed: () -> Void) throws {
+        let context = try context()
+        var key = firstKey
+        while true {
+            try Person.importFromJSON(BenchData.newPeopleJSON(from: key, count: 10_000), in: context)
+            try context.save()
+            committed()
+            key += 10_000
+        }
+    }
+
+    static let model = try! ObjectModel(entities: [
+        EntityDescription("Department", relatedBy: "departmentID") {
+            AttributeDescription("departmentID", .integer32, optional: false)
+            AttributeDescription("name", .string)
+            RelationshipDescription("people", to: "Person", inverse: "department", toMany: true)
+        },
+        EntityDescription("Person", relatedBy: "id") {
+            AttributeDescription("id", .integer64, optional: false)
+            AttributeDescription("firstName", .string, optional: false)
+            AttributeDescription("lastName", .string, optional: false)
+            AttributeDescription("age", .integer16, optional: false, default: .integer(0))
+            AttributeDescription("departmentID", .integer32, optional: false, default: .integer(0))
+            AttributeDescription("salary", .double, optional: false, default: .double(0))
+            AttributeDescription("createdAt", .date, optional: false)
+            RelationshipDescription("department", to: "Department", inverse: "people", userInfo: ["mappedKeyName": "departmentID"])
+        },
+    ], versionName: "mrbench")
+}
+
+final class Department: ManagedObject {
+    @Field var departmentID: Int32
+    @Field var name: String?
+}
+
+final class Person: ManagedObject {
+    @Field var id: Int64
+    @Field var firstName: String
+    @Field var lastName: String
+    @Field var age: Int16
+    @Field var departmentID: Int32
+    @Field var salary: Double
+    @Field var createdAt: Date
+    @ToOne var department: Department?
+}

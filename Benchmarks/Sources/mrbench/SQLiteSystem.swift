@@ -1,0 +1,207 @@
+import Foundation
+import GRDB
+
+/// SQLite at its fastest honest path: JSON parsed by `JSONSerialization`, cached prepared
+/// statements through GRDB (`INSERT ... ON CONFLICT(id) DO UPDATE`), one transaction per
+/// import, rows read into structs by column.
+final class SQLiteSystem: BenchSystem {
+    static let name = "sqlite"
+
+    let url: URL
+    private let durability: BenchDurability
+    private var queue: DatabaseQueue?
+
+    init(directory: URL, durability: BenchDurability) throws {
+        url = directory.appendingPathComponent("bench-sqlite.db")
+        self.durability = durability
+    }
+
+    private func database() throws -> DatabaseQueue {
+        if let queue { return queue }
+        let opened = try SQLiteSystem.open(url, durability: durability)
+        queue = opened
+        return opened
+    }
+
+    /// WAL with `synchronous` to match the durability, foreign keys on (GRDB's default).
+    static func open(_ url: URL, durability: BenchDurability) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        let synchronous = durability == .full ? "FULL" : "NORMAL"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        return try DatabaseQueue(path: url.path, configuration: configuration)
+    }
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS department (departmentID INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE IF NOT EXISTS person (
+            id INTEGER PRIMARY KEY, firstName TEXT NOT NULL, lastName TEXT NOT NULL, age INTEGER NOT NULL,
+            departmentID INTEGER NOT NULL REFERENCES department(departmentID), salary REAL NOT NULL,
+            createdAt TEXT NOT NULL);
+        """
+
+    private static let upsertPerson = """
+        INSERT INTO person (id, firstName, lastName, age, departmentID, salary, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET firstName = excluded.firstName, lastName = excluded.lastName, age = excluded.age,
+        departmentID = excluded.departmentID, salary = excluded.salary, createdAt = excluded.createdAt
+        """
+
+    func importJSON(_ data: BenchData) throws -> Int {
+        let departments = try JSONRecords(data.departmentsJSON)
+        let people = try JSONRecords(data.peopleJSON)
+        try database().write { db in
+            try db.execute(sql: Self.schema)
+            let insertDepartment = try db.cachedStatement(
+                sql: "INSERT INTO department (departmentID, name) VALUES (?, ?) ON CONFLICT(departmentID) DO UPDATE SET name = excluded.name"
+            )
+            for record in departments.records {
+                try insertDepartment.execute(arguments: [try record.int("departmentID"), try record.string("name")])
+            }
+            try Self.upsert(people, in: db)
+        }
+        return people.records.count
+    }
+
+    func upsert(_ data: BenchData) throws -> Int {
+        let people = try JSONRecords(data.upsertJSON)
+        try database().write { db in try Self.upsert(people, in: db) }
+        return people.records.count
+    }
+
+    private static func upsert(_ people: JSONRecords, in db: Database) throws {
+        let statement = try db.cachedStatement(sql: upsertPerson)
+        for record in people.records {
+            try statement.execute(arguments: [
+                try record.int("id"), try record.string("firstName"), try record.string("lastName"),
+                try record.int("age"), try record.int("departmentID"), try record.double("salary"),
+                try record.string("createdAt"),
+            ])
+        }
+    }
+
+    func get(_ keys: [Int64]) throws -> Int {
+        try database().read { db in
+            let statement = try db.cachedStatement(sql: "SELECT * FROM person WHERE id = ?")
+            var found = 0
+            for key in keys {
+                guard let row = try Row.fetchOne(statement, arguments: [key]) else { continue }
+                found += Self.person(row).lastName.isEmpty ? 0 : 1
+            }
+            return found
+        }
+    }
+
+    func scan() throws -> Int {
+        try materialised("SELECT * FROM person WHERE age > 40 AND lastName GLOB 'S*'")
+    }
+
+    func sorted() throws -> Int {
+        try materialised("SELECT * FROM person ORDER BY lastName, firstName LIMIT 1000")
+    }
+
+    private func materialised(_ sql: String) throws -> Int {
+        try database().read { db in
+            var people: [PersonRow] = []
+            let rows = try Row.fetchCursor(db, sql: sql)
+            while let row = try rows.next() { people.append(Self.person(row)) }
+            return people.count
+        }
+    }
+
+    func aggregate() throws -> Int {
+        try database().read { db in
+            try Row.fetchAll(db, sql: "SELECT departmentID, SUM(salary) FROM person GROUP BY departmentID").count
+        }
+    }
+
+    func count() throws -> Int {
+        try database().read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person WHERE salary > 100000") ?? 0
+        }
+    }
+
+    func close() throws {
+        try queue?.close()
+        queue = nil
+    }
+
+    /// The database with its WAL and shared-memory files, whichever exist.
+    var fileBytes: UInt64 {
+        url.fileSize + URL(fileURLWithPath: url.path + "-wal").fileSize + URL(fileURLWithPath: url.path + "-shm").fileSize
+    }
+
+    func reopen() throws -> Int {
+        let queue = try Self.open(url, durability: durability)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person") ?? 0 }
+    }
+
+    func writeUntilKilled(from firstKey: Int64, committed: () -> Void) throws {
+        var key = firstKey
+        while true {
+            let people = try JSONRecords(BenchData.newPeopleJSON(from: key, count: 10_000))
+            try database().write { db in try Self.upsert(people, in: db) }
+            committed()
+            key += 10_000
+        }
+    }
+
+    private static func person(_ row: Row) -> PersonRow {
+        PersonRow(
+            id: row[0], firstName: row[1], lastName: row[2], age: row[3], departmentID: row[4], salary: row[5], createdAt: row[6]
+        )
+    }
+}
+
+/// An array of JSON objects parsed by `JSONSerialization`, with typed field reads that
+/// fail with the field's name instead of trapping.
+struct JSONRecords {
+    struct Record {
+        let fields: [String: Any]
+
+        func int(_ key: String) throws -> Int64 {
+            guard let number = fields[key] as? NSNumber else { throw BenchError.badField(key) }
+            return number.int64Value
+        }
+
+        func double(_ key: String) throws -> Double {
+            guard let number = fields[key] as? NSNumber else { throw BenchError.badField(key) }
+            return number.doubleValue
+        }
+
+        func string(_ key: String) throws -> String {
+            guard let text = fields[key] as? String else { throw BenchError.badField(key) }
+            return text
+        }
+    }
+
+    let records: [Record]
+
+    init(_ data: Data) throws {
+        guard let array = try JSONSerialization.jsonObject(with: data) as? [Any] else { throw BenchError.notAnArray }
+        records = try array.map { element in
+            guard let fields = element as? [String: Any] else { throw BenchError.notAnArray }
+            return Record(fields: fields)
+        }
+    }
+}
+
+enum BenchError: Error, CustomStringConvertible {
+    case badField(String)
+    case notAnArray
+    case unknownSystem(String)
+    case unknownPhase(String)
+    case childFailed(String)
+
+    var description: String {
+        switch self {
+        case .badField(let key): "a record's \(key) is missing or of the wrong type"
+        case .notAnArray: "the JSON input is not an array of objects"
+        case .unknownSystem(let name): "no system named \(name) (mrstore, sqlite, grdb-records)"
+        case .unknownPhase(let name): "no phase named \(name) (\(Phase.allCases.map(\.rawValue).joined(separator: ", ")))"
+        case .childFailed(let reason): "the recovery phase's writer: \(reason)"
+        }
+    }
+}
