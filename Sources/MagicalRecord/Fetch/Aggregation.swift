@@ -31,7 +31,7 @@ extension ManagedObjectContext {
     ) throws(MagicalRecordError) -> AttributeValue {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
         var accumulator = AggregateAccumulator(operation, type: type)
-        for state in try executor.unorderedStates() {
+        try executor.forEachMatch(reading: Set(path.components.prefix(1))) { (state) throws(MagicalRecordError) in
             accumulator.add(try value(at: path, of: state, executor))
         }
         return accumulator.result
@@ -47,7 +47,7 @@ extension ManagedObjectContext {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
         let groupPath = try FetchExecutor.attributePath(groupBy, of: executor.entity, in: model, role: "group-by key")
         var groups: [MatchingValue: AggregateAccumulator] = [:]
-        for state in try executor.unorderedStates() {
+        try executor.forEachMatch(reading: Set(path.components.prefix(1) + groupPath.components.prefix(1))) { (state) throws(MagicalRecordError) in
             let group = MatchingValue(try value(at: groupPath, of: state, executor))
             groups[group, default: AggregateAccumulator(operation, type: type)].add(try value(at: path, of: state, executor))
         }

@@ -12,6 +12,8 @@ struct FetchExecutor {
     let plan: FetchPlan
     private let sortPaths: [PredicateKeyPath]
     private let concrete: Set<String>
+    /// The properties the predicate reads: all a scan decodes to filter.
+    private let predicateKeys: Set<String>
 
     init(_ request: FetchRequest, in context: ManagedObjectContext) throws(MagicalRecordError) {
         let model = context.model
@@ -29,6 +31,7 @@ struct FetchExecutor {
         sortPaths = try request.sortKeys.map { (key) throws(MagicalRecordError) in
             try Self.attributePath(key.keyPath, of: entity, in: model, role: "sort key")
         }
+        predicateKeys = predicate?.referencedKeys ?? []
         view = try ObjectView(context: context, includesPendingChanges: request.includesPendingChanges)
         concrete = Set(entity.concreteEntities)
         // Distinct rows are counted after duplicates go, so an early stop could fall short.
@@ -55,6 +58,9 @@ struct FetchExecutor {
     /// The matching objects' states in the request's order. With `sliced`, the offset
     /// and limit are applied.
     func states(sliced: Bool = true) throws(MagicalRecordError) -> [ObjectState] {
+        if plan.orderedBy == nil, sliced, request.fetchLimit > 0, !sortPaths.isEmpty {
+            return try firstSorted()
+        }
         var matches = plan.orderedBy == nil ? try unorderedMatches() : try orderedMatches()
         try sort(&matches)
         return sliced ? slice(matches) : matches
@@ -63,11 +69,11 @@ struct FetchExecutor {
     /// How many objects match, offset and limit applied. O(1) for an entity without
     /// predicate or unsaved changes.
     func count() throws(MagicalRecordError) -> Int {
-        let total: Int
+        var total = 0
         if predicate == nil, !view.hasPendingChanges(of: concrete) {
             total = try view.snapshot.count(of: entity)
         } else {
-            total = try unorderedMatches().count
+            try visitMatches(reading: []) { _ in total += 1 }
         }
         let afterOffset = max(total - request.fetchOffset, 0)
         return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
@@ -96,26 +102,41 @@ struct FetchExecutor {
         }
     }
 
-    /// The matching objects' states in no particular order: for counts and aggregates.
-    func unorderedStates() throws(MagicalRecordError) -> [ObjectState] {
-        try unorderedMatches()
+    /// Calls `body` with each matching object, in no particular order, for counts and
+    /// aggregates. Its states are partial: they carry `attributes` and what the predicate
+    /// reads, with every other attribute at its default.
+    func forEachMatch(reading attributes: Set<String>, _ body: (ObjectState) throws(MagicalRecordError) -> Void) throws(MagicalRecordError) {
+        try visitMatches(reading: attributes, body)
     }
 
-    /// Store candidates the plan finds (minus those unsaved changes replace), plus the
-    /// unsaved states, each checked against the predicate.
     private func unorderedMatches() throws(MagicalRecordError) -> [ObjectState] {
         var found: [ObjectState] = []
+        try visitMatches(reading: nil) { found.append($0) }
+        return found
+    }
+
+    /// Store candidates the plan finds (minus those unsaved changes replace), then the
+    /// unsaved states, each checked against the predicate. A scan decodes only what the
+    /// predicate reads plus `reading`; with `reading` nil the states are complete (a
+    /// match is decoded again in full).
+    private func visitMatches(
+        reading: Set<String>?, _ body: (ObjectState) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) {
         let snapshot = view.snapshot
+        let decoded = reading.map { $0.union(predicateKeys) } ?? (predicate == nil ? nil : predicateKeys)
         for name in entity.concreteEntities {
             switch plan.source {
             case .nothing:
                 break
             case .scan:
+                let coder = try snapshot.store.coder(for: name)
+                let completes = reading == nil && decoded != nil
                 var failure: MagicalRecordError?
-                try snapshot.scan(name) { state in
+                try snapshot.scan(name, decoding: decoded) { state, record in
                     guard !view.isOverlaid(state.id) else { return true }
                     do throws(MagicalRecordError) {
-                        if try matches(state) { found.append(state) }
+                        guard try matches(state) else { return true }
+                        try body(completes ? try coder.decode(record, number: state.id.number) : state)
                         return true
                     } catch {
                         failure = error
@@ -135,14 +156,55 @@ struct FetchExecutor {
                 for number in numbers.sorted() {
                     let id = ObjectID(entityName: name, number: number)
                     guard !view.isOverlaid(id), let state = try snapshot.state(of: id) else { continue }
-                    if try matches(state) { found.append(state) }
+                    if try matches(state) { try body(state) }
                 }
             }
         }
         for state in view.pendingStates(of: concrete) where try matches(state) {
-            found.append(state)
+            try body(state)
         }
-        return found
+    }
+
+    /// The first `offset + limit` matches by the sort keys: a bounded list kept in order
+    /// as the scan goes, so only the sort keys of the others are decoded and nothing is
+    /// sorted whole; the winners are then read in full.
+    private func firstSorted() throws(MagicalRecordError) -> [ObjectState] {
+        let (sum, overflow) = request.fetchOffset.addingReportingOverflow(request.fetchLimit)
+        let needed = overflow ? Int.max : sum
+        let directions = request.sortKeys.map(\.ascending)
+        var best: [SortedMatch] = []
+        try visitMatches(reading: Set(sortPaths.compactMap(\.components.first))) { (state) throws(MagicalRecordError) in
+            let candidate = SortedMatch(values: try sortValues(of: state), id: state.id)
+            if best.count >= needed, let last = best.last, !candidate.precedes(last, directions) { return }
+            var low = 0
+            var high = best.count
+            while low < high {
+                let middle = (low + high) / 2
+                if candidate.precedes(best[middle], directions) { high = middle } else { low = middle + 1 }
+            }
+            best.insert(candidate, at: low)
+            if best.count > needed { best.removeLast() }
+        }
+        var states: [ObjectState] = []
+        for match in best.dropFirst(request.fetchOffset) {
+            guard let state = try view.state(of: match.id) else { continue }
+            states.append(state)
+        }
+        return states
+    }
+
+    private func sortValues(of state: ObjectState) throws(MagicalRecordError) -> [AttributeValue] {
+        let subject = try subject(state)
+        var values: [AttributeValue] = []
+        values.reserveCapacity(sortPaths.count)
+        for path in sortPaths {
+            do {
+                values.append(try subject.attributeValue(at: path) ?? .null)
+            } catch {
+                throw .invalidFetch("sort key \(path) cannot be read: \(error)")
+            }
+        }
+        return values
     }
 
     /// Reads the first sort key's index in order and stops once `offset + limit` objects
@@ -180,31 +242,30 @@ struct FetchExecutor {
             if plan.orderedBy == nil { states.sort { $0.id < $1.id } }
             return
         }
-        var keyed: [(values: [AttributeValue], state: ObjectState)] = []
+        var keyed: [(match: SortedMatch, state: ObjectState)] = []
         keyed.reserveCapacity(states.count)
         for state in states {
-            let subject = try subject(state)
-            var values: [AttributeValue] = []
-            for path in sortPaths {
-                do {
-                    values.append(try subject.attributeValue(at: path) ?? .null)
-                } catch {
-                    throw .invalidFetch("sort key \(path) cannot be read: \(error)")
-                }
-            }
-            keyed.append((values, state))
+            keyed.append((SortedMatch(values: try sortValues(of: state), id: state.id), state))
         }
         let directions = request.sortKeys.map(\.ascending)
-        keyed.sort { left, right in
-            for (index, ascending) in directions.enumerated() {
-                switch AttributeValue.compare(left.values[index], right.values[index]) {
-                case .orderedAscending?: return ascending
-                case .orderedDescending?: return !ascending
-                default: continue
-                }
-            }
-            return left.state.id < right.state.id
-        }
+        keyed.sort { $0.match.precedes($1.match, directions) }
         states = keyed.map(\.state)
+    }
+}
+
+/// An object's sort-key values, ordered by the keys' directions, then by id.
+private struct SortedMatch {
+    let values: [AttributeValue]
+    let id: ObjectID
+
+    func precedes(_ other: SortedMatch, _ directions: [Bool]) -> Bool {
+        for (index, ascending) in directions.enumerated() {
+            switch AttributeValue.compare(values[index], other.values[index]) {
+            case .orderedAscending?: return ascending
+            case .orderedDescending?: return !ascending
+            default: continue
+            }
+        }
+        return id < other.id
     }
 }

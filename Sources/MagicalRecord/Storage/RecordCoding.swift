@@ -10,10 +10,15 @@ struct RecordCoder: Sendable {
     /// Slot numbers by attribute position, and by relationship position (to-one only).
     private let attributeSlots: [Int]
     private let toOneSlots: [Int?]
-    /// Slot number → attribute position (>= 0) or -1 - relationship position.
-    private let positions: [Int: Int]
-    private let entityNames: [Int: String]
+    /// Indexed by slot number: attribute position (>= 0), -1 - relationship position, or
+    /// `Self.unknownSlot` for a slot of another entity or one the model no longer has.
+    private let positions: [Int]
+    /// Indexed by entity code.
+    private let entityNames: [String?]
     private let slots: SlotMap
+    private let defaults: [AttributeValue]
+    private let emptyRelationships: [RelationshipState]
+    private static let unknownSlot = Int.min
 
     static let formatVersion: UInt8 = 1
 
@@ -54,8 +59,22 @@ struct RecordCoder: Sendable {
         }
         self.attributeSlots = attributeSlots
         self.toOneSlots = toOneSlots
-        self.positions = positions
-        self.entityNames = slots.entityNamesByCode()
+        var positionsBySlot = [Int](repeating: Self.unknownSlot, count: (positions.keys.max() ?? -1) + 1)
+        for (slot, position) in positions { positionsBySlot[slot] = position }
+        self.positions = positionsBySlot
+        let names = slots.entityNamesByCode()
+        var namesByCode = [String?](repeating: nil, count: (names.keys.max() ?? -1) + 1)
+        for (code, name) in names where code >= 0 { namesByCode[code] = name }
+        self.entityNames = namesByCode
+        defaults = entity.attributes.map(\.defaultValue)
+        emptyRelationships = entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) }
+    }
+
+    /// Which attributes a decode materialises: a flag per attribute position, or nil for all.
+    /// The others keep their defaults (a partial state, never to be handed out as the object's).
+    func attributeMask(_ names: Set<String>?) -> [Bool]? {
+        guard let names else { return nil }
+        return entity.attributes.map { names.contains($0.name) }
     }
 
     func encode(_ state: ObjectState) -> [UInt8] {
@@ -85,31 +104,58 @@ struct RecordCoder: Sendable {
     /// The state stored in `bytes` for object `number`. To-many relationships come back
     /// `unloaded`; attributes the record lacks, at their defaults.
     func decode(_ bytes: [UInt8], number: Int64) throws(MagicalRecordError) -> ObjectState {
-        let id = ObjectID(entityName: entity.name, number: number)
-        var attributes = entity.attributes.map(\.defaultValue)
-        var relationships: [RelationshipState] = entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) }
-        let damaged = MagicalRecordError.damagedRecord(id)
-        let decoded: Bool = bytes.withUnsafeBytes { raw in
-            var reader = ByteReader(raw)
-            guard reader.read(UInt8.self) == Self.formatVersion,
-                  reader.readVarint() == entityCode,
-                  let count = reader.readVarint() else { return false }
-            for _ in 0..<count {
-                guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { return false }
-                if tag == Tag.object {
-                    guard let code = reader.readVarint(), let target = reader.readVarint() else { return false }
-                    guard let position = positions[slot], position < 0, let name = entityNames[code] else { continue }
-                    relationships[-1 - position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
-                    continue
-                }
-                guard let value = Self.readValue(tag, &reader) else { return false }
-                // A slot of a property this model no longer has is skipped (Spec: O12).
-                if let position = positions[slot], position >= 0 { attributes[position] = value }
+        try bytes.withUnsafeBytes { raw in
+            Result { () throws(MagicalRecordError) in try decode(raw, number: number, attributes: nil) }
+        }.get()
+    }
+
+    /// The state in `raw`, materialising only the attributes `mask` flags (all when nil);
+    /// the rest are skipped without building their values. Relationships are always read.
+    func decode(_ raw: UnsafeRawBufferPointer, number: Int64, attributes mask: [Bool]?) throws(MagicalRecordError) -> ObjectState {
+        var attributes = defaults
+        var relationships = emptyRelationships
+        var reader = ByteReader(raw)
+        guard reader.read(UInt8.self) == Self.formatVersion,
+              reader.readVarint() == entityCode,
+              let count = reader.readVarint() else { throw damaged(number) }
+        for _ in 0..<count {
+            guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            // A slot of a property this model no longer has is skipped (Spec: O12).
+            let position = slot < positions.count ? positions[slot] : Self.unknownSlot
+            if tag == Tag.object {
+                guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
+                guard position < 0, position != Self.unknownSlot, code < entityNames.count, let name = entityNames[code] else { continue }
+                relationships[-1 - position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
+                continue
             }
-            return reader.position == raw.count
+            if position >= 0, mask?[position] ?? true {
+                guard let value = Self.readValue(tag, &reader) else { throw damaged(number) }
+                attributes[position] = value
+            } else {
+                guard Self.skipValue(tag, &reader) else { throw damaged(number) }
+            }
         }
-        guard decoded else { throw damaged }
-        return ObjectState(id: id, attributes: attributes, relationships: relationships)
+        guard reader.position == raw.count else { throw damaged(number) }
+        return ObjectState(id: ObjectID(entityName: entity.name, number: number), attributes: attributes, relationships: relationships)
+    }
+
+    private func damaged(_ number: Int64) -> MagicalRecordError {
+        .damagedRecord(ObjectID(entityName: entity.name, number: number))
+    }
+
+    /// Steps over one value's payload; false when it runs past the end or the tag is unknown.
+    private static func skipValue(_ tag: UInt8, _ reader: inout ByteReader) -> Bool {
+        switch tag {
+        case Tag.null, Tag.false, Tag.true: return true
+        case Tag.integer: return reader.readVarintUInt64() != nil
+        case Tag.double, Tag.date: return reader.skip(8) != nil
+        case Tag.float: return reader.skip(4) != nil
+        case Tag.uuid: return reader.skip(16) != nil
+        case Tag.decimal, Tag.string, Tag.data, Tag.uri:
+            guard let count = reader.readVarint() else { return false }
+            return reader.skip(count) != nil
+        default: return false
+        }
     }
 
     private func append(_ value: AttributeValue, to bytes: inout [UInt8]) {
@@ -183,6 +229,8 @@ struct RecordCoder: Sendable {
 
     private static func readText(_ reader: inout ByteReader) -> String? {
         guard let count = reader.readVarint(), let start = reader.skip(count) else { return nil }
-        return String(validating: reader.bytes[start..<start + count], as: UTF8.self)
+        // A typed buffer takes String's contiguous validation path (a raw slice does not).
+        let text = UnsafeRawBufferPointer(rebasing: reader.bytes[start..<start + count])
+        return String(validating: text.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 }

@@ -25,10 +25,22 @@ struct StoreSnapshot: @unchecked Sendable {
     /// Every stored object of the concrete entity `entityName`, in id order, until `body`
     /// returns false.
     func scan(_ entityName: String, _ body: (ObjectState) throws -> Bool) throws(MagicalRecordError) {
+        try scan(entityName, decoding: nil) { state, _ in try body(state) }
+    }
+
+    /// The same, materialising only the attributes named in `attributes` (every one when
+    /// nil; the others keep their defaults): a filter reads what its predicate needs, and
+    /// decodes `record` in full (``RecordCoder/decode(_:number:)``) only for what it keeps.
+    func scan(
+        _ entityName: String, decoding attributes: Set<String>?, _ body: (_ state: ObjectState, _ record: [UInt8]) throws -> Bool
+    ) throws(MagicalRecordError) {
         let coder = try store.coder(for: entityName)
+        let mask = coder.attributeMask(attributes)
         try withStoreErrors {
             try transaction.tree(StoreLayout.objectTree(entityName)).scan { key, value in
-                try body(try coder.decode(value, number: try Self.number(fromObjectKey: key, entity: entityName)))
+                let number = try Self.number(fromObjectKey: key, entity: entityName)
+                let state = try value.withUnsafeBytes { raw in try coder.decode(raw, number: number, attributes: mask) }
+                return try body(state, value)
             }
         }
     }

@@ -27,6 +27,7 @@ extension Array where Element == UInt8 {
 
 extension UnsafeRawBufferPointer {
     /// Reads a little-endian integer at `offset`; the caller has checked the bounds.
+    @inlinable
     public func loadLittleEndian<T: FixedWidthInteger>(at offset: Int, as type: T.Type) -> T {
         T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
     }
@@ -45,15 +46,20 @@ func varintSize(_ value: Int) -> Int {
 
 /// A bounds-checked reader over untrusted bytes: every read past the end or malformed
 /// varint returns nil instead of trapping, so damaged pages become typed errors.
+/// Inlinable: the object layer decodes every record it scans with it, and an unspecialised
+/// generic read across the module boundary costs a metadata lookup per field.
+@frozen
 public struct ByteReader {
     public let bytes: UnsafeRawBufferPointer
     public var position: Int
 
+    @inlinable
     public init(_ bytes: UnsafeRawBufferPointer, at position: Int = 0) {
         self.bytes = bytes
         self.position = position
     }
 
+    @inlinable
     public mutating func read<T: FixedWidthInteger>(_ type: T.Type) -> T? {
         let size = MemoryLayout<T>.size
         guard position >= 0, position <= bytes.count - size else { return nil }
@@ -61,11 +67,13 @@ public struct ByteReader {
         return bytes.loadLittleEndian(at: position, as: T.self)
     }
 
+    @inlinable
     public mutating func readVarint() -> Int? {
         guard let value = readVarintUInt64(), value <= UInt64(Int.max) else { return nil }
         return Int(value)
     }
 
+    @inlinable
     public mutating func readVarintUInt64() -> UInt64? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -80,6 +88,7 @@ public struct ByteReader {
     }
 
     /// Skips `count` bytes, returning the offset where they start.
+    @inlinable
     public mutating func skip(_ count: Int) -> Int? {
         guard count >= 0, position <= bytes.count - count else { return nil }
         defer { position += count }
