@@ -152,6 +152,19 @@ public enum KeyEncoding {
         }
     }
 
+    /// The value of a key that is one non-negative integer in canonical form (an object
+    /// key): a fast path that builds no tuple. Nil for any other key, which ``decode(_:)``
+    /// then reads or rejects.
+    public static func decodeNonNegativeInteger(_ key: [UInt8]) -> Int64? {
+        guard let tag = key.first, tag >= Tag.integerZero, tag <= Tag.integerZero + 8 else { return nil }
+        let length = Int(tag - Tag.integerZero)
+        guard key.count == 1 + length, length == 0 || key[1] != 0 else { return nil }
+        var magnitude: UInt64 = 0
+        for index in 1..<key.count { magnitude = magnitude << 8 | UInt64(key[index]) }
+        guard magnitude <= UInt64(Int64.max) else { return nil }
+        return Int64(magnitude)
+    }
+
     /// The tuple encoded in `bytes`. Accepts exactly what `encode` produces (Spec section 4)
     /// and throws, never traps, on anything else.
     public static func decode(_ bytes: some Collection<UInt8>) throws(KeyEncodingError) -> [KeyValue] {

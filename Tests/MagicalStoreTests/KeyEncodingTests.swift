@@ -178,6 +178,28 @@ struct KeyEncodingTests {
 
     // MARK: Round trip and API forms
 
+    @Test("The one-integer fast path agrees with decode on every key, and declines all but canonical non-negative integers")
+    func nonNegativeIntegerFastPath() throws {
+        var random = SplitMix64(seed: 7)
+        var keys: [[UInt8]] = [0, 1, 255, 256, Int64.max, -1, .min].map { KeyEncoding.encode([.int($0)]) }
+        keys += [[], [0x14, 0x00], [0x15], [0x15, 0x01, 0x02], [0x1D, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0x1C, 0x80, 0, 0, 0, 0, 0, 0, 0]]
+        for _ in 0..<2_000 {
+            keys.append(KeyEncoding.encode(random.tuple()))
+            keys.append(KeyEncoding.encode([.int(Int64.random(in: 0...Int64.max, using: &random))]))
+        }
+        for key in keys {
+            let fast = KeyEncoding.decodeNonNegativeInteger(key)
+            if let decoded = try? KeyEncoding.decode(key), decoded.count == 1, case .int(let value) = decoded[0], value >= 0 {
+                #expect(fast == value, "key \(key)")
+            } else if case .uint(let value)? = try? KeyEncoding.decode(key).first, value <= UInt64(Int64.max),
+                      (try? KeyEncoding.decode(key).count) == 1 {
+                #expect(fast == Int64(value), "key \(key)")
+            } else {
+                #expect(fast == nil, "key \(key)")
+            }
+        }
+    }
+
     @Test("Random tuples round-trip through decode")
     func roundTrip() throws {
         var random = SplitMix64(seed: 42)

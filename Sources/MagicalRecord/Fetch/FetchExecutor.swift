@@ -14,6 +14,8 @@ struct FetchExecutor {
     private let concrete: Set<String>
     /// The properties the predicate reads: all a scan decodes to filter.
     private let predicateKeys: Set<String>
+    /// The predicate prepared for each concrete entity (empty without a predicate).
+    private let compiled: [String: CompiledPredicate]
 
     init(_ request: FetchRequest, in context: ManagedObjectContext) throws(MagicalRecordError) {
         let model = context.model
@@ -32,6 +34,13 @@ struct FetchExecutor {
             try Self.attributePath(key.keyPath, of: entity, in: model, role: "sort key")
         }
         predicateKeys = predicate?.referencedKeys ?? []
+        var compiled: [String: CompiledPredicate] = [:]
+        if let predicate {
+            for name in entity.concreteEntities {
+                compiled[name] = model.entity(named: name).map { CompiledPredicate(predicate, entity: $0) } ?? .general(predicate)
+            }
+        }
+        self.compiled = compiled
         view = try ObjectView(context: context, includesPendingChanges: request.includesPendingChanges)
         concrete = Set(entity.concreteEntities)
         // Distinct rows are counted after duplicates go, so an early stop could fall short.
@@ -89,10 +98,12 @@ struct FetchExecutor {
         StateSubject(state: state, entity: try view.entity(of: state.id), view: view)
     }
 
-    private func matches(_ state: ObjectState) throws(MagicalRecordError) -> Bool {
-        guard let predicate else { return true }
+    /// Whether `state` satisfies the predicate, as prepared for its entity (`compiled`, nil
+    /// without a predicate).
+    private func matches(_ state: ObjectState, _ compiled: CompiledPredicate?) throws(MagicalRecordError) -> Bool {
+        guard let compiled else { return true }
         do {
-            return try predicate.evaluate(on: try subject(state))
+            return try compiled.evaluate(state) { try subject($0) }
         } catch let error as ObjectPredicateError {
             throw .predicate(error, entity: entity.name)
         } catch let error as MagicalRecordError {
@@ -125,6 +136,7 @@ struct FetchExecutor {
         let snapshot = view.snapshot
         let decoded = reading.map { $0.union(predicateKeys) } ?? (predicate == nil ? nil : predicateKeys)
         for name in entity.concreteEntities {
+            let compiled = self.compiled[name]
             switch plan.source {
             case .nothing:
                 break
@@ -135,7 +147,7 @@ struct FetchExecutor {
                 try snapshot.scan(name, decoding: decoded) { state, record in
                     guard !view.isOverlaid(state.id) else { return true }
                     do throws(MagicalRecordError) {
-                        guard try matches(state) else { return true }
+                        guard try matches(state, compiled) else { return true }
                         try body(completes ? try coder.decode(record, number: state.id.number) : state)
                         return true
                     } catch {
@@ -156,11 +168,11 @@ struct FetchExecutor {
                 for number in numbers.sorted() {
                     let id = ObjectID(entityName: name, number: number)
                     guard !view.isOverlaid(id), let state = try snapshot.state(of: id) else { continue }
-                    if try matches(state) { try body(state) }
+                    if try matches(state, compiled) { try body(state) }
                 }
             }
         }
-        for state in view.pendingStates(of: concrete) where try matches(state) {
+        for state in view.pendingStates(of: concrete) where try matches(state, compiled[state.id.entityName]) {
             try body(state)
         }
     }
@@ -217,10 +229,11 @@ struct FetchExecutor {
         let position = entity.slot(ofAttribute: key.keyPath)
         var found: [ObjectState] = []
         var failure: MagicalRecordError?
+        let compiled = self.compiled[name]
         try view.snapshot.scanIndex(name, key.keyPath, .all, reverse: !key.ascending) { number in
             do throws(MagicalRecordError) {
                 guard let state = try view.snapshot.state(of: ObjectID(entityName: name, number: number)),
-                      try matches(state) else { return true }
+                      try matches(state, compiled) else { return true }
                 if found.count >= needed, let position, let last = found.last,
                    AttributeValue.compare(state.attributes[position], last.attributes[position]) != .orderedSame {
                     return false

@@ -50,7 +50,7 @@ struct ObjectView {
     }
 
     /// Whether the store's version of `id` is replaced (or deleted) by an unsaved change.
-    func isOverlaid(_ id: ObjectID) -> Bool { pending[id] != nil }
+    func isOverlaid(_ id: ObjectID) -> Bool { !pending.isEmpty && pending[id] != nil }
 
     /// The unsaved states of objects of the concrete entities `names` (deleted ones left out).
     func pendingStates(of names: Set<String>) -> [ObjectState] {

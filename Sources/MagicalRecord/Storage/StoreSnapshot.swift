@@ -90,6 +90,7 @@ struct StoreSnapshot: @unchecked Sendable {
     }
 
     static func number(fromObjectKey key: [UInt8], entity: String) throws -> Int64 {
+        if let number = KeyEncoding.decodeNonNegativeInteger(key) { return number }
         guard let first = try KeyEncoding.decode(key).first, case .int(let number) = first else {
             throw MagicalRecordError.damagedMetadata("the object tree of \(entity) holds a malformed key")
         }

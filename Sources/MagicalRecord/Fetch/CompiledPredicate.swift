@@ -1,0 +1,68 @@
+/// A predicate prepared for the states of one entity: a comparison of an attribute with
+/// constants reads the attribute by position instead of resolving its key path by name
+/// through a subject; everything else goes through the general evaluator. Both end in
+/// the same comparison core, so results are the same.
+indirect enum CompiledPredicate {
+    case constant(Bool)
+    /// `attribute OP constant`: the attribute's position and the constant, resolved once.
+    case attribute(position: Int, PredicateOperator, PredicateValue, PredicateOptions)
+    case general(ObjectPredicate)
+    case not(CompiledPredicate)
+    case and([CompiledPredicate])
+    case or([CompiledPredicate])
+
+    init(_ predicate: ObjectPredicate, entity: Entity) {
+        switch predicate {
+        case .truePredicate: self = .constant(true)
+        case .falsePredicate: self = .constant(false)
+        case .not(let operand): self = .not(CompiledPredicate(operand, entity: entity))
+        case .and(let operands): self = .and(operands.map { CompiledPredicate($0, entity: entity) })
+        case .or(let operands): self = .or(operands.map { CompiledPredicate($0, entity: entity) })
+        case .comparison(let comparison):
+            guard comparison.modifier == .direct, case .keyPath(let path) = comparison.left, path.components.count == 1,
+                  let position = entity.slot(ofAttribute: path.components[0]),
+                  let constant = Self.constantValue(comparison.right) else {
+                self = .general(predicate)
+                return
+            }
+            self = .attribute(position: position, comparison.operator, constant, comparison.options)
+        }
+    }
+
+    /// What the evaluator resolves a constant operand to; nil when it reads the object.
+    private static func constantValue(_ expression: ObjectExpression) -> PredicateValue? {
+        switch expression {
+        case .constant(let value): return .attribute(value)
+        case .object(let id): return .object(id)
+        case .list(let items):
+            var elements: [PredicateValue] = []
+            for item in items {
+                guard let element = constantValue(item) else { return nil }
+                elements.append(element)
+            }
+            return .collection(elements)
+        case .keyPath, .evaluatedObject, .aggregate: return nil
+        }
+    }
+
+    /// Whether `state` satisfies the predicate; `subject` makes the subject the general
+    /// evaluator needs, only when a part needs it.
+    func evaluate(_ state: ObjectState, subject: (ObjectState) throws -> StateSubject) throws -> Bool {
+        switch self {
+        case .constant(let value):
+            return value
+        case .attribute(let position, let comparisonOperator, let constant, let options):
+            return try PredicateComparator.compare(.attribute(state.attributes[position]), comparisonOperator, constant, options: options)
+        case .general(let predicate):
+            return try PredicateEvaluator.evaluate(predicate, on: try subject(state))
+        case .not(let operand):
+            return try !operand.evaluate(state, subject: subject)
+        case .and(let operands):
+            for operand in operands where try !operand.evaluate(state, subject: subject) { return false }
+            return true
+        case .or(let operands):
+            for operand in operands where try operand.evaluate(state, subject: subject) { return true }
+            return false
+        }
+    }
+}
