@@ -30,7 +30,7 @@ open class ManagedObject: CustomStringConvertible {
     /// The entity a subclass stands for; by default the class's own name. Override it
     /// when they differ (MagicalRecord's `entityName`).
     open class var entityName: String {
-        String(describing: self)
+        ObjectClassRegistry.name(of: self)
     }
 
     /// Whether the object was deleted in its context (and not yet saved).

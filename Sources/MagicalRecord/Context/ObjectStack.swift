@@ -51,4 +51,15 @@ enum ObjectClassRegistry {
     static func objectClass(for entity: String) -> ManagedObject.Type {
         classes.withLock { $0[entity] } ?? ManagedObject.self
     }
+
+    private static let classNames = Mutex<[ObjectIdentifier: String]>([:])
+
+    /// The name of `type` as written in Swift, worked out once per class (every typed
+    /// find and import asks for its entity name, and describing a type is slow).
+    static func name(of type: ManagedObject.Type) -> String {
+        if let name = classNames.withLock({ $0[ObjectIdentifier(type)] }) { return name }
+        let name = String(describing: type)
+        classNames.withLock { $0[ObjectIdentifier(type)] = name }
+        return name
+    }
 }

@@ -31,7 +31,18 @@ extension ManagedObject {
         FetchRequest(entityName: entityName, predicate: try equality(attribute, value), fetchLimit: 1)
     }
 
+    /// `attribute == value`, as `ObjectPredicate(format: "%K == %@", attribute, value)`
+    /// parses it; built directly for a plain key path and a value or object (finders run
+    /// it per lookup), parsed otherwise so a bad argument gets the parser's error.
     static func equality(_ attribute: String, _ value: (any PredicateArgumentConvertible)?) throws(MagicalRecordError) -> ObjectPredicate {
+        let argument = value?.predicateArgument ?? .value(.null)
+        let path = PredicateKeyPath(attribute)
+        if path.components.allSatisfy({ !$0.isEmpty }) {
+            switch argument {
+            case .value, .object: return .comparison(PredicateComparison(.keyPath(path), .equalTo, argument.expression))
+            case .list: break
+            }
+        }
         do {
             return try ObjectPredicate(format: "%K == %@", attribute, value)
         } catch {

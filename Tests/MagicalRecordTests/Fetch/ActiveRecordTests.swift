@@ -165,6 +165,22 @@ import Testing
         #expect(try Employee.executeFetchRequest(everyone, in: stack.main).count == 4)
     }
 
+    @Test func findersBuildTheSameEqualityTheFormatParserDoes() throws {
+        let (_, company) = try savedCompany()
+        let values: [(any PredicateArgumentConvertible)?] = [
+            42, Int16(-3), "Zhou", "", nil, 2.5, Decimal(string: "1.25")!, true, Date(timeIntervalSince1970: 86_400),
+            UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!, company.yan, company.yan.objectID,
+        ]
+        for path in ["lastName", "department.name"] {
+            for value in values {
+                #expect(try Employee.equality(path, value) == ObjectPredicate(format: "%K == %@", path, value), "\(path) == \(String(describing: value))")
+            }
+        }
+        // A list, or an empty key, goes through the parser (and gets its error).
+        #expect(try Employee.equality("lastName", [1, 2]) == ObjectPredicate(format: "%K == %@", "lastName", [1, 2]))
+        #expect(throws: MagicalRecordError.self) { try Employee.equality("department..name", 1) }
+    }
+
     // MARK: Aggregates
 
     @Test func aggregateOperationTakesMagicalRecordsOperationNames() throws {
