@@ -38,6 +38,10 @@ struct Importer {
     mutating func importBatch(_ records: [ImportRecord], entity: Entity) throws(MagicalRecordError) {
         var wanted: [KeyedEntity: Set<AttributeValue>] = [:]
         let mapping = mappings.mapping(for: entity)
+        if let key = mapping.key {
+            // Sized once: growing a set of 10,000 keys rehashes them all a dozen times.
+            wanted[KeyedEntity(entity: entity.name, attribute: key.attribute.name)] = Set(minimumCapacity: records.count)
+        }
         for record in records {
             collectKeys(record.value, mapping: mapping, lookup: mapping.key, into: &wanted)
         }

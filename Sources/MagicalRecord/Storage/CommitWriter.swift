@@ -5,6 +5,12 @@ import MagicalStore
 struct CommitWriter {
     let store: ObjectStore
     let transaction: WriteTransaction
+    private let writers = EntityWriters()
+
+    init(store: ObjectStore, transaction: WriteTransaction) {
+        self.store = store
+        self.transaction = transaction
+    }
 
     func apply(_ changes: ChangeSet) throws {
         for id in changes.deletes {
@@ -12,35 +18,50 @@ struct CommitWriter {
         }
         var failures: [ValidationFailure] = []
         for state in changes.upserts {
-            failures += try write(state, isNew: changes.inserted.contains(state.id))
+            if let failure = try write(state, isNew: changes.inserted.contains(state.id)) { failures.append(failure) }
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
     }
 
+    /// The coder and trees of `entityName`, looked up once per commit: a large commit
+    /// writes thousands of objects of the same few entities.
+    private func writer(_ entityName: String) throws -> EntityWriter {
+        if let writer = writers.byEntity[entityName] { return writer }
+        let coder = try store.coder(for: entityName)
+        let entity = coder.entity
+        var indexes: [EntityWriter.Index] = []
+        for attribute in entity.indexedAttributes {
+            guard let position = entity.slot(ofAttribute: attribute) else { continue }
+            indexes.append(.init(attribute: attribute, position: position, tree: try transaction.tree(StoreLayout.indexTree(entity.name, attribute))))
+        }
+        let key = entity.keyAttribute.flatMap { name in indexes.first { $0.attribute == name } }
+        let writer = EntityWriter(coder: coder, records: try transaction.tree(StoreLayout.objectTree(entity.name)), indexes: indexes, key: key)
+        writers.byEntity[entityName] = writer
+        return writer
+    }
+
     private func delete(_ id: ObjectID) throws {
-        let coder = try store.coder(for: id.entityName)
-        let records = try transaction.tree(StoreLayout.objectTree(id.entityName))
+        let writer = try writer(id.entityName)
         let key = StoreLayout.objectKey(id.number)
-        guard let bytes = try records.get(key) else { return }
-        let old = try coder.decode(bytes, number: id.number)
-        try updateIndexes(coder.entity, number: id.number, old: old, new: nil)
-        _ = try records.delete(key)
-        for relationship in coder.entity.relationships where relationship.isToMany {
+        guard let bytes = try writer.records.get(key) else { return }
+        let old = try writer.coder.decode(bytes, number: id.number)
+        try updateIndexes(writer, number: id.number, old: old, new: nil)
+        _ = try writer.records.delete(key)
+        for relationship in writer.coder.entity.relationships where relationship.isToMany {
             try removeTargets(of: id, relationship)
         }
     }
 
     /// Writes the record and its index entries; returns a duplicate-key failure instead of
     /// writing an index entry that would break the key's uniqueness.
-    private func write(_ state: ObjectState, isNew: Bool) throws -> [ValidationFailure] {
-        let coder = try store.coder(for: state.id.entityName)
-        let entity = coder.entity
-        let records = try transaction.tree(StoreLayout.objectTree(entity.name))
+    private func write(_ state: ObjectState, isNew: Bool) throws -> ValidationFailure? {
+        let writer = try writer(state.id.entityName)
+        let entity = writer.coder.entity
         let key = StoreLayout.objectKey(state.id.number)
-        let old = isNew ? nil : try records.get(key).map { try coder.decode($0, number: state.id.number) }
-        if let failure = try duplicateKey(entity, state) { return [failure] }
-        try updateIndexes(entity, number: state.id.number, old: old, new: state)
-        try records.put(key, coder.encode(state))
+        let old = isNew ? nil : try writer.records.get(key).map { try writer.coder.decode($0, number: state.id.number) }
+        if let failure = try duplicateKey(writer, state) { return failure }
+        try updateIndexes(writer, number: state.id.number, old: old, new: state)
+        try writer.records.put(key, writer.coder.encode(state))
         for (position, relationship) in entity.relationships.enumerated() where relationship.isToMany {
             switch state.relationships[position] {
             case .toMany(let targets):
@@ -51,34 +72,31 @@ struct CommitWriter {
                 continue
             }
         }
-        return []
+        return nil
     }
 
-    private func duplicateKey(_ entity: Entity, _ state: ObjectState) throws -> ValidationFailure? {
-        guard let keyName = entity.keyAttribute, let position = entity.slot(ofAttribute: keyName) else { return nil }
-        let value = state.attributes[position]
+    private func duplicateKey(_ writer: EntityWriter, _ state: ObjectState) throws -> ValidationFailure? {
+        guard let keyIndex = writer.key else { return nil }
+        let value = state.attributes[keyIndex.position]
         guard !value.isNull else { return nil }
-        let index = try transaction.tree(StoreLayout.indexTree(entity.name, keyName))
         var duplicate = false
-        try index.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
+        try keyIndex.tree.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
             if case .int(let number)? = try KeyEncoding.decode(key).last, number != state.id.number {
                 duplicate = true
                 return false
             }
             return true
         }
-        return duplicate ? ValidationFailure(object: state.id, reason: .duplicateKey(attribute: keyName, value: value)) : nil
+        return duplicate ? ValidationFailure(object: state.id, reason: .duplicateKey(attribute: keyIndex.attribute, value: value)) : nil
     }
 
-    private func updateIndexes(_ entity: Entity, number: Int64, old: ObjectState?, new: ObjectState?) throws {
-        for attribute in entity.indexedAttributes {
-            guard let position = entity.slot(ofAttribute: attribute) else { continue }
-            let oldValue = old?.attributes[position]
-            let newValue = new?.attributes[position]
+    private func updateIndexes(_ writer: EntityWriter, number: Int64, old: ObjectState?, new: ObjectState?) throws {
+        for index in writer.indexes {
+            let oldValue = old?.attributes[index.position]
+            let newValue = new?.attributes[index.position]
             guard oldValue != newValue else { continue }
-            let index = try transaction.tree(StoreLayout.indexTree(entity.name, attribute))
-            if let oldValue { _ = try index.delete(StoreLayout.indexKey(oldValue, number)) }
-            if let newValue { try index.put(StoreLayout.indexKey(newValue, number), []) }
+            if let oldValue { _ = try index.tree.delete(StoreLayout.indexKey(oldValue, number)) }
+            if let newValue { try index.tree.put(StoreLayout.indexKey(newValue, number), []) }
         }
     }
 
@@ -134,4 +152,24 @@ struct CommitWriter {
         }
         return StoreSnapshot.encodeTarget(target, code: code)
     }
+}
+
+/// One entity's coder and trees in a commit's write transaction.
+private struct EntityWriter {
+    struct Index {
+        let attribute: String
+        let position: Int
+        let tree: TreeWriter
+    }
+
+    let coder: RecordCoder
+    let records: TreeWriter
+    let indexes: [Index]
+    /// The unique index of the entity's key attribute, if it has one.
+    let key: Index?
+}
+
+/// The writers a commit has resolved so far, by entity name.
+private final class EntityWriters {
+    var byEntity: [String: EntityWriter] = [:]
 }
