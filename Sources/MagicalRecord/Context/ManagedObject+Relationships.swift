@@ -152,9 +152,12 @@ extension ManagedObject {
     /// Removes `source` from this object's side `name` of a relationship.
     func unlinkInverse(_ name: String, from source: ManagedObject) throws(MagicalRecordError) {
         guard let position = entity.slot(ofRelationship: name) else { return }
-        let current = try loadedTargets(position)
-        guard current.contains(source.objectID) else { return }
-        let remaining = current.filter { $0 != source.objectID }
-        try changeState { $0.relationships[position] = entity.relationships[position].isToMany ? .toMany(remaining) : .toOne(nil) }
+        // No copy of the targets may outlive this line: the removal below is in place.
+        guard try loadedTargets(position).contains(source.objectID) else { return }
+        if entity.relationships[position].isToMany {
+            try changeState { $0.removeTarget(source.objectID, at: position) }
+        } else {
+            try changeState { $0.relationships[position] = .toOne(nil) }
+        }
     }
 }

@@ -31,6 +31,17 @@ struct ObjectState: Sendable, Equatable {
         relationships[position] = .toMany(targets)
     }
 
+    /// Removes `target` from the loaded to-many at `position`, in place (unlinking an
+    /// inverse from a large to-many must not copy it); false when it is not there.
+    @discardableResult
+    mutating func removeTarget(_ target: ObjectID, at position: Int) -> Bool {
+        guard case .toMany(var targets) = relationships[position], let index = targets.firstIndex(of: target) else { return false }
+        relationships[position] = .toMany([])
+        targets.remove(at: index)
+        relationships[position] = .toMany(targets)
+        return true
+    }
+
     private mutating func appendAddition(_ target: ObjectID, at position: Int) {
         guard case .added(var targets) = relationships[position] else {
             if case .unloaded = relationships[position] { relationships[position] = .added([target]) }

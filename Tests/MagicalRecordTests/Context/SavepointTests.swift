@@ -46,6 +46,42 @@ import Testing
         #expect(try context.count(for: FetchRequest(entityName: "Person")) == 1)
     }
 
+    @Test func aFailedStepRestoresBothToManysAnObjectMovedBetween() throws {
+        let stack = try ContextSavingTests.Stack()
+        let context = stack.main
+        let sales = try context.insertObject(entityName: "Department")
+        try sales.setValue(.integer(1), forKey: "departmentID")
+        let support = try context.insertObject(entityName: "Department")
+        try support.setValue(.integer(2), forKey: "departmentID")
+        var people: [ManagedObject] = []
+        for id in Int64(1)...6 {
+            let member = try person(id, "P\(id)", in: context)
+            try member.setRelatedObject(id <= 4 ? sales : support, forKey: "department")
+            people.append(member)
+        }
+        try context.save()
+        let salesBefore = try sales.relatedObjects(forKey: "people").map(\.objectID)
+        let supportBefore = try support.relatedObjects(forKey: "people").map(\.objectID)
+
+        let result = Result { () throws(MagicalRecordError) in
+            try context.withSavepoint { () throws(MagicalRecordError) in
+                try people[1].setRelatedObject(support, forKey: "department")
+                try people[2].setRelatedObject(nil, forKey: "department")
+                #expect(try sales.relatedObjects(forKey: "people").map(\.objectID) == [people[0], people[3]].map(\.objectID))
+                #expect(Set(try support.relatedObjects(forKey: "people").map(\.objectID)) == Set([people[4], people[5], people[1]].map(\.objectID)))
+                throw MagicalRecordError.blockFailed("step failed")
+            }
+        }
+        guard case .failure = result else {
+            Issue.record("the step should fail")
+            return
+        }
+        #expect(try sales.relatedObjects(forKey: "people").map(\.objectID) == salesBefore)
+        #expect(try support.relatedObjects(forKey: "people").map(\.objectID) == supportBefore)
+        #expect(try people[1].relatedObject(forKey: "department") === sales)
+        #expect(!context.hasChanges)
+    }
+
     @Test func anInnerFailureKeepsTheOuterStepsWork() throws {
         let stack = try ContextSavingTests.Stack()
         let context = stack.main
