@@ -12,6 +12,8 @@ struct BenchResults {
     var fileBytes: [String: UInt64] = [:]
     var recoverySeconds: [String: Double] = [:]
     var peakResidentBytes: UInt64 = 0
+    /// People in each store when its file size was taken.
+    var storedRows = 0
 
     init(records: Int, durability: BenchDurability, systems: [String], phases: [Phase]) {
         self.records = records
@@ -46,7 +48,42 @@ struct BenchResults {
         ])
     }
 
+    /// The same rows as ``table()``, as a Markdown table under a line saying where and when
+    /// they were measured (for the README).
+    func markdown() -> String {
+        let rows = cells()
+        let date = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
+        let memory = String(format: "%.0f GiB", Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)
+        var lines = [
+            "\(date), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory), N = \(records), durability \(durability.rawValue); "
+                + "rows per second (scan, sorted, aggregate, count: rows scanned per second):",
+            "",
+            "| " + rows[0].joined(separator: " | ") + " |",
+            "|" + rows[0].indices.map { $0 == 0 ? " --- |" : " ---: |" }.joined(),
+        ]
+        lines += rows.dropFirst().map { "| " + $0.joined(separator: " | ") + " |" }
+        return lines.joined(separator: "\n")
+    }
+
     func table() -> String {
+        let rows = cells()
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let lines = rows.map { row in
+            row.enumerated().map { column, cell in
+                column == 0
+                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - cell.count) + cell
+            }.joined(separator: "   ")
+        }
+        let heading = "mrbench: \(records) records, durability \(durability.rawValue), "
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores; rows per second"
+            + " (scan, sorted, aggregate, count: rows scanned per second)"
+        let footer = String(format: "peak resident memory of this process: %.0f MB", Double(peakResidentBytes) / 1_048_576)
+        return ([heading, ""] + lines + ["", footer]).joined(separator: "\n")
+    }
+
+    /// The table's cells: a heading row, a row per phase, file size and recovery.
+    private func cells() -> [[String]] {
         let peers = systems.filter { $0 != MagicalRecordSystem.name }
         let compared = systems.contains(MagicalRecordSystem.name) ? peers : []
         var rows = [["phase"] + systems + compared.map { "mrstore/\($0)" }]
@@ -66,23 +103,8 @@ struct BenchResults {
                 recoverySeconds[system].map { String(format: "%.1f ms", $0 * 1_000) } ?? "-"
             } + compared.map { _ in "" })
         }
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        let lines = rows.map { row in
-            row.enumerated().map { column, cell in
-                column == 0
-                    ? cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-                    : String(repeating: " ", count: widths[column] - cell.count) + cell
-            }.joined(separator: "   ")
-        }
-        let heading = "mrbench: \(records) records, durability \(durability.rawValue), "
-            + "\(ProcessInfo.processInfo.activeProcessorCount) cores; rows per second"
-            + " (scan, sorted, aggregate, count: rows scanned per second)"
-        let footer = String(format: "peak resident memory of this process: %.0f MB", Double(peakResidentBytes) / 1_048_576)
-        return ([heading, ""] + lines + ["", footer]).joined(separator: "\n")
+        return rows
     }
-
-    /// Rows in each store after the upsert (what file sizes are divided by).
-    private var storedRows: Int { phases.contains(.upsert) || phases.count > 1 ? records + (records - records / 2) : records }
 
     private func ratio(_ rates: [String: Double]?, _ peer: String) -> String {
         guard let ours = rates?[MagicalRecordSystem.name], let theirs = rates?[peer], theirs > 0 else { return "-" }

@@ -36,6 +36,9 @@ struct MRBench: ParsableCommand {
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
+    @Flag(help: "Print the table in Markdown, with the date and machine (for the README).")
+    var markdown = false
+
     @Option(help: .hidden)
     var recoveryWriter: String?
 
@@ -72,7 +75,7 @@ struct MRBench: ParsableCommand {
         }
         results.peakResidentBytes = peakResidentBytes()
         progress.clear()
-        print(json ? results.json() : results.table())
+        print(json ? results.json() : markdown ? results.markdown() : results.table())
     }
 
     private func runPhases(
@@ -99,6 +102,7 @@ struct MRBench: ParsableCommand {
         }
         try system.close()
         results.fileBytes[systemType.name] = system.fileBytes
+        results.storedRows = storedRows
         if selected.contains(.recovery), systemType.name != GRDBRecordsSystem.name {
             progress.show("recovery: \(systemType.name)")
             results.recoverySeconds[systemType.name] = try RecoveryPhase.measure(
