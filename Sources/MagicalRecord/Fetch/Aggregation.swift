@@ -86,13 +86,7 @@ extension ManagedObjectContext {
     }
 
     private func value(at path: PredicateKeyPath, of state: ObjectState, _ executor: FetchExecutor) throws(MagicalRecordError) -> AttributeValue {
-        do {
-            return try executor.subject(state).attributeValue(at: path) ?? .null
-        } catch let error as MagicalRecordError {
-            throw error
-        } catch {
-            throw .invalidFetch("\(path) cannot be read: \(error)")
-        }
+        try executor.attributeValue(at: path, of: state)
     }
 }
 

@@ -2,8 +2,9 @@ import MagicalStore
 
 /// Runs a fetch request against a context's view of the store: plans it, gathers
 /// candidates from the store and from unsaved changes, checks each against the
-/// predicate, sorts, and slices.
-struct FetchExecutor {
+/// predicate, sorts, and slices. A class: the per-object closures of a scan capture it,
+/// and copying a struct of this size per object showed up as a third of a count.
+final class FetchExecutor {
     let request: FetchRequest
     let entity: Entity
     /// The request's predicate, validated against the entity (nil: every object).
@@ -206,17 +207,28 @@ struct FetchExecutor {
     }
 
     private func sortValues(of state: ObjectState) throws(MagicalRecordError) -> [AttributeValue] {
-        let subject = try subject(state)
         var values: [AttributeValue] = []
         values.reserveCapacity(sortPaths.count)
         for path in sortPaths {
-            do {
-                values.append(try subject.attributeValue(at: path) ?? .null)
-            } catch {
-                throw .invalidFetch("sort key \(path) cannot be read: \(error)")
-            }
+            values.append(try attributeValue(at: path, of: state, role: "sort key"))
         }
         return values
+    }
+
+    /// The value at an attribute key path (checked by ``attributePath(_:of:in:role:)``) of
+    /// a matching object: read by position for an attribute of the object's own entity,
+    /// through the view for a path across relationships.
+    func attributeValue(at path: PredicateKeyPath, of state: ObjectState, role: String = "") throws(MagicalRecordError) -> AttributeValue {
+        if path.components.count == 1, state.id.entityName == entity.name, let position = entity.slot(ofAttribute: path.components[0]) {
+            return state.attributes[position]
+        }
+        do {
+            return try subject(state).attributeValue(at: path) ?? .null
+        } catch let error as MagicalRecordError {
+            throw error
+        } catch {
+            throw .invalidFetch("\(role.isEmpty ? "" : role + " ")\(path) cannot be read: \(error)")
+        }
     }
 
     /// Reads the first sort key's index in order and stops once `offset + limit` objects

@@ -70,11 +70,21 @@ struct RecordCoder: Sendable {
         emptyRelationships = entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) }
     }
 
-    /// Which attributes a decode materialises: a flag per attribute position, or nil for all.
-    /// The others keep their defaults (a partial state, never to be handed out as the object's).
-    func attributeMask(_ names: Set<String>?) -> [Bool]? {
+    /// Which properties a partial decode materialises: a flag per attribute position, and
+    /// whether to-one references are read. The others keep their defaults (a partial
+    /// state, never to be handed out as the object's).
+    struct DecodeMask {
+        let attributes: [Bool]
+        let relationships: Bool
+    }
+
+    /// The mask for the properties named in `names`; nil (decode everything) for nil.
+    func decodeMask(_ names: Set<String>?) -> DecodeMask? {
         guard let names else { return nil }
-        return entity.attributes.map { names.contains($0.name) }
+        return DecodeMask(
+            attributes: entity.attributes.map { names.contains($0.name) },
+            relationships: entity.relationships.contains { names.contains($0.name) }
+        )
     }
 
     func encode(_ state: ObjectState) -> [UInt8] {
@@ -111,7 +121,7 @@ struct RecordCoder: Sendable {
 
     /// The state in `raw`, materialising only the attributes `mask` flags (all when nil);
     /// the rest are skipped without building their values. Relationships are always read.
-    func decode(_ raw: UnsafeRawBufferPointer, number: Int64, attributes mask: [Bool]?) throws(MagicalRecordError) -> ObjectState {
+    func decode(_ raw: UnsafeRawBufferPointer, number: Int64, attributes mask: DecodeMask?) throws(MagicalRecordError) -> ObjectState {
         var attributes = defaults
         var relationships = emptyRelationships
         var reader = ByteReader(raw)
@@ -124,11 +134,12 @@ struct RecordCoder: Sendable {
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
             if tag == Tag.object {
                 guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
-                guard position < 0, position != Self.unknownSlot, code < entityNames.count, let name = entityNames[code] else { continue }
+                guard mask?.relationships ?? true, position < 0, position != Self.unknownSlot, code < entityNames.count,
+                      let name = entityNames[code] else { continue }
                 relationships[-1 - position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
                 continue
             }
-            if position >= 0, mask?[position] ?? true {
+            if position >= 0, mask?.attributes[position] ?? true {
                 guard let value = Self.readValue(tag, &reader) else { throw damaged(number) }
                 attributes[position] = value
             } else {

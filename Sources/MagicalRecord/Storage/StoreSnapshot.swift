@@ -35,7 +35,7 @@ struct StoreSnapshot: @unchecked Sendable {
         _ entityName: String, decoding attributes: Set<String>?, _ body: (_ state: ObjectState, _ record: [UInt8]) throws -> Bool
     ) throws(MagicalRecordError) {
         let coder = try store.coder(for: entityName)
-        let mask = coder.attributeMask(attributes)
+        let mask = coder.decodeMask(attributes)
         try withStoreErrors {
             try transaction.tree(StoreLayout.objectTree(entityName)).scan { key, value in
                 let number = try Self.number(fromObjectKey: key, entity: entityName)
