@@ -156,6 +156,11 @@ public enum KeyEncoding {
     /// key): a fast path that builds no tuple. Nil for any other key, which ``decode(_:)``
     /// then reads or rejects.
     public static func decodeNonNegativeInteger(_ key: [UInt8]) -> Int64? {
+        key.withUnsafeBytes { decodeNonNegativeInteger($0) }
+    }
+
+    /// The same for borrowed key bytes.
+    public static func decodeNonNegativeInteger(_ key: UnsafeRawBufferPointer) -> Int64? {
         guard let tag = key.first, tag >= Tag.integerZero, tag <= Tag.integerZero + 8 else { return nil }
         let length = Int(tag - Tag.integerZero)
         guard key.count == 1 + length, length == 0 || key[1] != 0 else { return nil }

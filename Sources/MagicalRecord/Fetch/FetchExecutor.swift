@@ -149,7 +149,7 @@ final class FetchExecutor {
                     guard !view.isOverlaid(state.id) else { return true }
                     do throws(MagicalRecordError) {
                         guard try matches(state, compiled) else { return true }
-                        try body(completes ? try coder.decode(record, number: state.id.number) : state)
+                        try body(completes ? try coder.decode(record, number: state.id.number, attributes: nil) : state)
                         return true
                     } catch {
                         failure = error

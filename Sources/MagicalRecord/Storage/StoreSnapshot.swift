@@ -28,19 +28,20 @@ struct StoreSnapshot: @unchecked Sendable {
         try scan(entityName, decoding: nil) { state, _ in try body(state) }
     }
 
-    /// The same, materialising only the attributes named in `attributes` (every one when
+    /// The same, materialising only the properties named in `properties` (every one when
     /// nil; the others keep their defaults): a filter reads what its predicate needs, and
-    /// decodes `record` in full (``RecordCoder/decode(_:number:)``) only for what it keeps.
+    /// decodes `record` in full (``RecordCoder/decode(_:number:attributes:)``) only for what
+    /// it keeps. `record` is borrowed from the page: valid only during the call.
     func scan(
-        _ entityName: String, decoding attributes: Set<String>?, _ body: (_ state: ObjectState, _ record: [UInt8]) throws -> Bool
+        _ entityName: String, decoding properties: Set<String>?,
+        _ body: (_ state: ObjectState, _ record: UnsafeRawBufferPointer) throws -> Bool
     ) throws(MagicalRecordError) {
         let coder = try store.coder(for: entityName)
-        let mask = coder.decodeMask(attributes)
+        let mask = coder.decodeMask(properties)
         try withStoreErrors {
-            try transaction.tree(StoreLayout.objectTree(entityName)).scan { key, value in
+            try transaction.tree(StoreLayout.objectTree(entityName)).forEachEntry { key, value in
                 let number = try Self.number(fromObjectKey: key, entity: entityName)
-                let state = try value.withUnsafeBytes { raw in try coder.decode(raw, number: number, attributes: mask) }
-                return try body(state, value)
+                return try body(try coder.decode(value, number: number, attributes: mask), value)
             }
         }
     }
@@ -87,6 +88,11 @@ struct StoreSnapshot: @unchecked Sendable {
             }
         }
         return targets
+    }
+
+    static func number(fromObjectKey key: UnsafeRawBufferPointer, entity: String) throws -> Int64 {
+        if let number = KeyEncoding.decodeNonNegativeInteger(key) { return number }
+        return try number(fromObjectKey: Array(key), entity: entity)
     }
 
     static func number(fromObjectKey key: [UInt8], entity: String) throws -> Int64 {

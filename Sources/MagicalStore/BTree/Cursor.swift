@@ -32,6 +32,32 @@ public struct Cursor {
         return try reader.bytes(of: leaf.node.value(at: leaf.index))
     }
 
+    /// Calls `body` with the entry under the cursor as borrowed bytes, valid only during
+    /// the call: no copy of the key or of an inline value. Nil past either end.
+    public func withEntry<T>(_ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> T) throws -> T? {
+        guard let leaf = path.last else { return nil }
+        switch leaf.node {
+        case .page(let page):
+            return try page.withEntry(at: leaf.index, overflow: { try reader.bytes(of: $0) }, body)
+        case .dirty(let node):
+            let value = try reader.bytes(of: node.values[leaf.index])
+            return try node.keys[leaf.index].withUnsafeBytes { key in try value.withUnsafeBytes { try body(key, $0) } }
+        }
+    }
+
+    /// Calls `body` for every entry in key order (reversed when `reverse`), with borrowed
+    /// bytes as ``withEntry(_:)`` gives them, until it returns false: the allocation-free
+    /// whole-tree scan.
+    public mutating func forEachEntry(
+        reverse: Bool = false, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        if reverse { try last() } else { try first() }
+        while let goOn = try withEntry(body) {
+            guard goOn else { return }
+            if reverse { try previous() } else { try next() }
+        }
+    }
+
     /// Moves to the smallest key.
     public mutating func first() throws {
         try descend(from: root, toward: .first)

@@ -156,6 +156,27 @@ final class PageNode: Sendable {
     }
 
     /// The value of leaf entry `index`.
+    /// Calls `body` with entry `index`'s key and value as bytes borrowed from the page
+    /// (valid only during the call); an overflow value comes from `overflow`.
+    func withEntry<T>(
+        at index: Int, overflow: (LeafValue) throws -> [UInt8],
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T {
+        let location = entries[index]
+        if location.isOverflow {
+            let value = try overflow(self.value(at: index))
+            return try payload.withUnsafeBytes { raw in
+                let key = UnsafeRawBufferPointer(rebasing: raw[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)])
+                return try value.withUnsafeBytes { try body(key, $0) }
+            }
+        }
+        return try payload.withUnsafeBytes { raw in
+            let key = UnsafeRawBufferPointer(rebasing: raw[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)])
+            let value = UnsafeRawBufferPointer(rebasing: raw[Int(location.valueStart)..<Int(location.valueStart) + Int(location.valueLength)])
+            return try body(key, value)
+        }
+    }
+
     func value(at index: Int) -> LeafValue {
         let location = entries[index]
         let start = Int(location.valueStart)

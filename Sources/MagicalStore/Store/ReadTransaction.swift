@@ -77,4 +77,13 @@ public struct TreeReader: @unchecked Sendable {
         var cursor = makeCursor()
         try cursor.scan(range, reverse: reverse, body)
     }
+
+    /// Every entry, with its key and value borrowed for the call only (no copies): see
+    /// ``Cursor/forEachEntry(reverse:_:)``.
+    public func forEachEntry(
+        reverse: Bool = false, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var cursor = makeCursor()
+        try cursor.forEachEntry(reverse: reverse, body)
+    }
 }
