@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import MagicalRecord
+
+/// Records: what is encoded decodes to the same state, in full or in part, and bytes that
+/// are not a record are a damaged-record error, never data.
+@Suite struct RecordCodingTests {
+    private static let model = try! ObjectModel(entities: [
+        EntityDescription("Note", relatedBy: "noteID") {
+            AttributeDescription("noteID", .integer64, optional: false)
+            AttributeDescription("title", .string)
+            AttributeDescription("body", .string)
+            AttributeDescription("rating", .double)
+            AttributeDescription("written", .date)
+            AttributeDescription("pinned", .boolean)
+            RelationshipDescription("author", to: "Author", inverse: "notes")
+        },
+        EntityDescription("Author", relatedBy: "authorID") {
+            AttributeDescription("authorID", .integer64, optional: false)
+            RelationshipDescription("notes", to: "Note", inverse: "author", toMany: true)
+        },
+    ])
+
+    private func coder() throws -> RecordCoder {
+        var slots = SlotMap()
+        slots.assign(Self.model)
+        return try RecordCoder(entity: try #require(Self.model.entity(named: "Note")), slots: slots)
+    }
+
+    private func note(title: String, body: String) throws -> ObjectState {
+        let entity = try #require(Self.model.entity(named: "Note"))
+        var state = ObjectState(id: ObjectID(entityName: "Note", number: 9), entity: entity)
+        state.attributes = [.integer(9), .string(title), .string(body), .double(2.5), .date(Date(timeIntervalSince1970: 86_400)), .bool(true)]
+        state.relationships = [.toOne(ObjectID(entityName: "Author", number: 3))]
+        return state
+    }
+
+    @Test func textOfEveryKindRoundTrips() throws {
+        let coder = try coder()
+        for (title, body) in [("plain", "ascii only"), ("Zoë", "e\u{301} 😀 中文"), ("", "\u{0}")] {
+            let state = try note(title: title, body: body)
+            #expect(try coder.decode(coder.encode(state), number: 9) == state)
+        }
+    }
+
+    @Test func aPartialDecodeReadsOnlyWhatItIsAskedFor() throws {
+        let coder = try coder()
+        let bytes = coder.encode(try note(title: "Zoë", body: "body"))
+        let partial = try bytes.withUnsafeBytes { raw in
+            Result { () throws(MagicalRecordError) in try coder.decode(raw, number: 9, attributes: coder.decodeMask(["title"])) }
+        }.get()
+        #expect(partial.attributes[1] == .string("Zoë"))
+        #expect(partial.attributes[2] == .null)
+        #expect(partial.relationships == [.toOne(nil)])
+        let withAuthor = try bytes.withUnsafeBytes { raw in
+            Result { () throws(MagicalRecordError) in try coder.decode(raw, number: 9, attributes: coder.decodeMask(["author"])) }
+        }.get()
+        #expect(withAuthor.relationships == [.toOne(ObjectID(entityName: "Author", number: 3))])
+    }
+
+    @Test func invalidUTF8InAStringIsADamagedRecord() throws {
+        let coder = try coder()
+        var bytes = coder.encode(try note(title: "abc", body: "xyz"))
+        let start = try #require(bytes.firstRange(of: Array("abc".utf8))).lowerBound
+        for invalid: [UInt8] in [[0xFF, 0x61, 0x62], [0xC3, 0x28, 0x61], [0x61, 0x62, 0xE2]] {
+            bytes.replaceSubrange(start..<start + 3, with: invalid)
+            let result = Result { () throws(MagicalRecordError) in try coder.decode(bytes, number: 9) }
+            guard case .failure(.damagedRecord(let id)) = result else {
+                Issue.record("\(invalid) decoded: \(result)")
+                continue
+            }
+            #expect(id == ObjectID(entityName: "Note", number: 9))
+        }
+    }
+
+    @Test func truncatedRecordsAreDamagedNeverData() throws {
+        let coder = try coder()
+        let bytes = coder.encode(try note(title: "title", body: "body"))
+        for length in 0..<bytes.count {
+            #expect(throws: MagicalRecordError.self) { try coder.decode(Array(bytes.prefix(length)), number: 9) }
+        }
+    }
+}
