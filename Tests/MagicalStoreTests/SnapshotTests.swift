@@ -28,6 +28,27 @@ import Testing
         #expect(after.transactionID == before.transactionID + 1)
     }
 
+    @Test func snapshotsOfOneCommitShareTreeLookupsAndTheNextCommitSeesItsOwn() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none))
+        try store.write { transaction in try transaction.createTree("kept").put(numberKey(1), [1]) }
+        let first = try store.read()
+        #expect(try first.treeIfPresent("later") == nil)
+        #expect(try store.read().tree("kept").count == 1)
+        try store.write { transaction in
+            try transaction.createTree("later").put(numberKey(1), [2])
+            try transaction.tree("kept").put(numberKey(2), [2])
+        }
+        // The new commit's snapshots look their trees up afresh; the old one keeps its view.
+        let second = try store.read()
+        #expect(try second.tree("later").get(numberKey(1)) == [2])
+        #expect(try second.tree("kept").count == 2)
+        #expect(try first.treeIfPresent("later") == nil)
+        #expect(try first.tree("kept").count == 1)
+        try store.write { transaction in try transaction.dropTree("later") }
+        #expect(try store.read().treeIfPresent("later") == nil)
+    }
+
     @Test func concurrentReadersSeeWholeCommitsOnly() async throws {
         // The writer keeps every value of a commit equal, and the count in a marker key;
         // readers on other threads must always see a consistent state.

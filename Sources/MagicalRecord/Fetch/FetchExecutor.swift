@@ -158,15 +158,17 @@ final class FetchExecutor {
                 }
                 if let failure { throw failure }
             case .index(let attribute, let ranges):
-                // Ranges of an IN list can overlap: "a" is a byte prefix of "a\0".
-                var numbers: Set<Int64> = []
+                var numbers: [Int64] = []
                 for range in ranges {
                     try snapshot.scanIndex(name, attribute, range) { number in
-                        numbers.insert(number)
+                        numbers.append(number)
                         return true
                     }
                 }
-                for number in numbers.sorted() {
+                // Ranges of an IN list can overlap: "a" is a byte prefix of "a\0".
+                if ranges.count > 1 { numbers = Array(Set(numbers)) }
+                numbers.sort()
+                for number in numbers {
                     let id = ObjectID(entityName: name, number: number)
                     guard !view.isOverlaid(id), let state = try snapshot.state(of: id) else { continue }
                     if try matches(state, compiled) { try body(state) }

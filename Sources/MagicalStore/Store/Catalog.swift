@@ -1,6 +1,6 @@
 /// The catalog's records (Spec section 5): tree name to root page and entry count.
 enum Catalog {
-    struct Entry: Equatable {
+    struct Entry: Equatable, Sendable {
         var root: UInt64
         var count: UInt64
     }

@@ -4,6 +4,14 @@
 public struct ReadTransaction: Sendable {
     let reader: SnapshotReader
     let commit: CommitPoint
+    /// Catalog entries shared with the other snapshots of this commit, if any.
+    let directory: TreeDirectory?
+
+    init(reader: SnapshotReader, commit: CommitPoint, directory: TreeDirectory? = nil) {
+        self.reader = reader
+        self.commit = commit
+        self.directory = directory
+    }
 
     /// The id of the commit this snapshot reads.
     public var transactionID: UInt64 { commit.transaction }
@@ -19,9 +27,14 @@ public struct ReadTransaction: Sendable {
     }
 
     public func treeIfPresent(_ name: String) throws -> TreeReader? {
-        let key = try Catalog.key(for: name)
-        guard let value = try lookup(key, root: catalogRoot, reader: reader) else { return nil }
-        let entry = try Catalog.decode(try reader.bytes(of: value), name: key)
+        let lookUp = { () throws -> Catalog.Entry? in
+            let key = try Catalog.key(for: name)
+            guard let value = try lookup(key, root: catalogRoot, reader: reader) else { return nil }
+            return try Catalog.decode(try reader.bytes(of: value), name: key)
+        }
+        let found: Catalog.Entry?
+        if let directory { found = try directory.entry(name, lookUp: lookUp) } else { found = try lookUp() }
+        guard let entry = found else { return nil }
         return TreeReader(root: entry.root == 0 ? nil : .page(entry.root), count: Int(entry.count), reader: reader)
     }
 

@@ -31,6 +31,8 @@ public final class Store: Sendable {
         var syncedThrough: UInt64
         /// Set when a failed write or sync leaves the file in a state we cannot vouch for.
         var poisoned: String?
+        /// The catalog entries readers of `latest` have looked up.
+        var directory: TreeDirectory?
     }
 
     // MARK: Opening
@@ -113,11 +115,14 @@ public final class Store: Sendable {
     /// A snapshot of the latest commit. Cheap; release it when done so compaction can
     /// free the old file.
     public func read() throws -> ReadTransaction {
-        let (file, latest) = try state.withLock { state -> (StoreFile, CommitPoint) in
+        let (file, latest, directory) = try state.withLock { state -> (StoreFile, CommitPoint, TreeDirectory) in
             guard let file = state.file else { throw StoreError.closed }
-            return (file, state.latest)
+            if let directory = state.directory, directory.isFor(file, state.latest) { return (file, state.latest, directory) }
+            let directory = TreeDirectory(file: file, commit: state.latest)
+            state.directory = directory
+            return (file, state.latest, directory)
         }
-        return ReadTransaction(reader: SnapshotReader(file: file, transaction: latest.transaction), commit: latest)
+        return ReadTransaction(reader: SnapshotReader(file: file, transaction: latest.transaction), commit: latest, directory: directory)
     }
 
     /// Runs `body` on a snapshot of the latest commit.
