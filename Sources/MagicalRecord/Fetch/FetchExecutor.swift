@@ -189,6 +189,11 @@ final class FetchExecutor {
         let directions = request.sortKeys.map(\.ascending)
         var best: [SortedMatch] = []
         try visitMatches(reading: Set(sortPaths.compactMap(\.components.first))) { (state) throws(MagicalRecordError) in
+            if best.count >= needed, let last = best.last {
+                // Most objects lose on the first key alone: check it before building anything.
+                let first = AttributeValue.compare(try attributeValue(at: sortPaths[0], of: state), last.values[0])
+                if first == (directions[0] ? .orderedDescending : .orderedAscending) { return }
+            }
             let candidate = SortedMatch(values: try sortValues(of: state), id: state.id)
             if best.count >= needed, let last = best.last, !candidate.precedes(last, directions) { return }
             var low = 0
