@@ -45,23 +45,40 @@ indirect enum CompiledPredicate {
         }
     }
 
+    /// Whether every part compares attributes with constants: then the predicate can be
+    /// evaluated on attribute values alone, before any object state exists.
+    var readsOnlyAttributes: Bool {
+        switch self {
+        case .constant, .attribute: return true
+        case .general: return false
+        case .not(let operand): return operand.readsOnlyAttributes
+        case .and(let operands), .or(let operands): return operands.allSatisfy(\.readsOnlyAttributes)
+        }
+    }
+
     /// Whether `state` satisfies the predicate; `subject` makes the subject the general
     /// evaluator needs, only when a part needs it.
     func evaluate(_ state: ObjectState, subject: (ObjectState) throws -> StateSubject) throws -> Bool {
+        try evaluate(attributes: state.attributes) { try PredicateEvaluator.evaluate($0, on: try subject(state)) }
+    }
+
+    /// Whether attribute values (by position) satisfy the predicate; `general` evaluates
+    /// the parts that need more than attributes.
+    func evaluate(attributes: [AttributeValue], general: (ObjectPredicate) throws -> Bool) throws -> Bool {
         switch self {
         case .constant(let value):
             return value
         case .attribute(let position, let comparisonOperator, let constant, let options):
-            return try PredicateComparator.compare(.attribute(state.attributes[position]), comparisonOperator, constant, options: options)
+            return try PredicateComparator.compare(.attribute(attributes[position]), comparisonOperator, constant, options: options)
         case .general(let predicate):
-            return try PredicateEvaluator.evaluate(predicate, on: try subject(state))
+            return try general(predicate)
         case .not(let operand):
-            return try !operand.evaluate(state, subject: subject)
+            return try !operand.evaluate(attributes: attributes, general: general)
         case .and(let operands):
-            for operand in operands where try !operand.evaluate(state, subject: subject) { return false }
+            for operand in operands where try !operand.evaluate(attributes: attributes, general: general) { return false }
             return true
         case .or(let operands):
-            for operand in operands where try operand.evaluate(state, subject: subject) { return true }
+            for operand in operands where try operand.evaluate(attributes: attributes, general: general) { return true }
             return false
         }
     }

@@ -83,7 +83,7 @@ final class FetchExecutor {
         if predicate == nil, !view.hasPendingChanges(of: concrete) {
             total = try view.snapshot.count(of: entity)
         } else {
-            try visitMatches(reading: []) { _ in total += 1 }
+            try visitMatches(reading: [], materialising: false) { _ in total += 1 }
         }
         let afterOffset = max(total - request.fetchOffset, 0)
         return request.fetchLimit > 0 ? min(afterOffset, request.fetchLimit) : afterOffset
@@ -114,25 +114,30 @@ final class FetchExecutor {
         }
     }
 
-    /// Calls `body` with each matching object, in no particular order, for counts and
-    /// aggregates. Its states are partial: they carry `attributes` and what the predicate
-    /// reads, with every other attribute at its default.
+    /// Calls `body` with each matching object, in no particular order, for aggregates. Its
+    /// states are partial: they carry `attributes` and what the predicate reads, with
+    /// every other attribute at its default.
     func forEachMatch(reading attributes: Set<String>, _ body: (ObjectState) throws(MagicalRecordError) -> Void) throws(MagicalRecordError) {
-        try visitMatches(reading: attributes, body)
+        try visitMatches(reading: attributes) { state throws(MagicalRecordError) in
+            if let state { try body(state) }
+        }
     }
 
     private func unorderedMatches() throws(MagicalRecordError) -> [ObjectState] {
         var found: [ObjectState] = []
-        try visitMatches(reading: nil) { found.append($0) }
+        try visitMatches(reading: nil) { state in
+            if let state { found.append(state) }
+        }
         return found
     }
 
     /// Store candidates the plan finds (minus those unsaved changes replace), then the
     /// unsaved states, each checked against the predicate. A scan decodes only what the
     /// predicate reads plus `reading`; with `reading` nil the states are complete (a
-    /// match is decoded again in full).
+    /// match is decoded again in full). Without `materialising`, a match found by a scan
+    /// comes as nil (a count needs no state).
     private func visitMatches(
-        reading: Set<String>?, _ body: (ObjectState) throws(MagicalRecordError) -> Void
+        reading: Set<String>?, materialising: Bool = true, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         let snapshot = view.snapshot
         let decoded = reading.map { $0.union(predicateKeys) } ?? (predicate == nil ? nil : predicateKeys)
@@ -143,6 +148,11 @@ final class FetchExecutor {
                 break
             case .scan:
                 let coder = try snapshot.store.coder(for: name)
+                if compiled?.readsOnlyAttributes ?? true {
+                    try scanFiltering(name, coder, compiled, materialising ? reading.map { coder.decodeMask($0.union(predicateKeys)) } ?? nil : nil,
+                                      materialising: materialising, body)
+                    continue
+                }
                 let completes = reading == nil && decoded != nil
                 var failure: MagicalRecordError?
                 try snapshot.scan(name, decoding: decoded) { state, record in
@@ -180,6 +190,49 @@ final class FetchExecutor {
         }
     }
 
+    /// A scan whose predicate reads attributes only: each record's predicate attributes go
+    /// into one reused array and are tested there, so an object that does not match costs
+    /// no state; a match is decoded with `mask` (nil: in full), or not at all without
+    /// `materialising`.
+    private func scanFiltering(
+        _ name: String, _ coder: RecordCoder, _ compiled: CompiledPredicate?, _ mask: RecordCoder.DecodeMask?,
+        materialising: Bool, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) {
+        let filterMask = coder.decodeMask(predicateKeys)?.attributes ?? []
+        var attributes = coder.defaultAttributes
+        var failure: MagicalRecordError?
+        try view.snapshot.scanRecords(name) { number, record in
+            do throws(MagicalRecordError) {
+                if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
+                if let compiled {
+                    try coder.decodeAttributes(record, number: number, mask: filterMask, into: &attributes)
+                    guard try passes(compiled, attributes) else { return true }
+                }
+                try body(materialising ? try coder.decode(record, number: number, attributes: mask) : nil)
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// `compiled` (attribute comparisons only) on attribute values.
+    private func passes(_ compiled: CompiledPredicate, _ attributes: [AttributeValue]) throws(MagicalRecordError) -> Bool {
+        do {
+            return try compiled.evaluate(attributes: attributes) { _ in
+                throw MagicalRecordError.invalidFetch("a predicate part that reads more than attributes reached the attribute filter")
+            }
+        } catch let error as ObjectPredicateError {
+            throw .predicate(error, entity: entity.name)
+        } catch let error as MagicalRecordError {
+            throw error
+        } catch {
+            throw .invalidFetch("\(error)")
+        }
+    }
+
     /// The first `offset + limit` matches by the sort keys: a bounded list kept in order
     /// as the scan goes, so only the sort keys of the others are decoded and nothing is
     /// sorted whole; the winners are then read in full.
@@ -189,6 +242,7 @@ final class FetchExecutor {
         let directions = request.sortKeys.map(\.ascending)
         var best: [SortedMatch] = []
         try visitMatches(reading: Set(sortPaths.compactMap(\.components.first))) { (state) throws(MagicalRecordError) in
+            guard let state else { return }
             if best.count >= needed, let last = best.last {
                 // Most objects lose on the first key alone: check it before building anything.
                 let first = AttributeValue.compare(try attributeValue(at: sortPaths[0], of: state), last.values[0])

@@ -52,6 +52,9 @@ struct ObjectView {
     /// Whether the store's version of `id` is replaced (or deleted) by an unsaved change.
     func isOverlaid(_ id: ObjectID) -> Bool { !pending.isEmpty && pending[id] != nil }
 
+    /// Whether any unsaved change could overlay a stored object.
+    var hasOverlays: Bool { !pending.isEmpty }
+
     /// The unsaved states of objects of the concrete entities `names` (deleted ones left out).
     func pendingStates(of names: Set<String>) -> [ObjectState] {
         pending.values.compactMap { $0 }.filter { names.contains($0.id.entityName) }

@@ -150,6 +150,37 @@ struct RecordCoder: Sendable {
         return ObjectState(id: ObjectID(entityName: entity.name, number: number), attributes: attributes, relationships: relationships)
     }
 
+    /// Reads the attributes `mask` flags from `raw` into `attributes` (by position; one
+    /// the record lacks gets its default), checking the whole record as a decode does but
+    /// building no state: a scan filters with it, reusing one array for every record.
+    func decodeAttributes(
+        _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: inout [AttributeValue]
+    ) throws(MagicalRecordError) {
+        for position in mask.indices where mask[position] { attributes[position] = defaults[position] }
+        var reader = ByteReader(raw)
+        guard reader.read(UInt8.self) == Self.formatVersion,
+              reader.readVarint() == entityCode,
+              let count = reader.readVarint() else { throw damaged(number) }
+        for _ in 0..<count {
+            guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            let position = slot < positions.count ? positions[slot] : Self.unknownSlot
+            if tag == Tag.object {
+                guard reader.readVarint() != nil, reader.readVarint() != nil else { throw damaged(number) }
+                continue
+            }
+            if position >= 0, mask[position] {
+                guard let value = Self.readValue(tag, &reader) else { throw damaged(number) }
+                attributes[position] = value
+            } else {
+                guard Self.skipValue(tag, &reader) else { throw damaged(number) }
+            }
+        }
+        guard reader.position == raw.count else { throw damaged(number) }
+    }
+
+    /// Every attribute at its default, by position: the starting point of a scratch array.
+    var defaultAttributes: [AttributeValue] { defaults }
+
     private func damaged(_ number: Int64) -> MagicalRecordError {
         .damagedRecord(ObjectID(entityName: entity.name, number: number))
     }

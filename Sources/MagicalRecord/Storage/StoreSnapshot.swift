@@ -38,10 +38,17 @@ struct StoreSnapshot: @unchecked Sendable {
     ) throws(MagicalRecordError) {
         let coder = try store.coder(for: entityName)
         let mask = coder.decodeMask(properties)
+        try scanRecords(entityName) { number, record in
+            try body(try coder.decode(record, number: number, attributes: mask), record)
+        }
+    }
+
+    /// Every stored record of the concrete entity `entityName`, in id order, as its object
+    /// number and its bytes (borrowed for the call), until `body` returns false.
+    func scanRecords(_ entityName: String, _ body: (_ number: Int64, _ record: UnsafeRawBufferPointer) throws -> Bool) throws(MagicalRecordError) {
         try withStoreErrors {
             try transaction.tree(StoreLayout.objectTree(entityName)).forEachEntry { key, value in
-                let number = try Self.number(fromObjectKey: key, entity: entityName)
-                return try body(try coder.decode(value, number: number, attributes: mask), value)
+                try body(try Self.number(fromObjectKey: key, entity: entityName), value)
             }
         }
     }
