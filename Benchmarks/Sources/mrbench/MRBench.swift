@@ -27,8 +27,11 @@ struct MRBench: ParsableCommand {
     @Option(help: "Run one system alone (mrstore, sqlite, grdb-records), e.g. to read its peak memory.")
     var system: String?
 
-    @Option(help: "Where the stores go (default: the temporary directory). Removed afterwards.")
+    @Option(help: "Where the stores go (default: the temporary directory). Removed afterwards unless --keep.")
     var dir: String?
+
+    @Flag(help: "Keep the stores (for `mrstore info` and `check`); their folder is printed.")
+    var keep = false
 
     @Option(help: "normal (SQLite WAL, synchronous=NORMAL) or full (synchronous=FULL).")
     var durability: BenchDurability = .normal
@@ -64,14 +67,20 @@ struct MRBench: ParsableCommand {
         let workDirectory = URL(fileURLWithPath: dir ?? NSTemporaryDirectory())
             .appendingPathComponent("mrbench-\(getpid())")
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: workDirectory) }
+        defer {
+            if keep {
+                FileHandle.standardError.write(Data("stores kept in \(workDirectory.path)\n".utf8))
+            } else {
+                try? FileManager.default.removeItem(at: workDirectory)
+            }
+        }
 
         var results = BenchResults(records: records, durability: durability, systems: systems.map { $0.name }, phases: selected)
         for systemType in systems {
             let folder = workDirectory.appendingPathComponent(systemType.name)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try runPhases(systemType, in: folder, data: data, selected: selected, into: &results, progress: progress)
-            try? FileManager.default.removeItem(at: folder)
+            if !keep { try? FileManager.default.removeItem(at: folder) }
         }
         results.peakResidentBytes = peakResidentBytes()
         progress.clear()
