@@ -234,37 +234,67 @@ final class FetchExecutor {
     }
 
     /// The first `offset + limit` matches by the sort keys: a bounded list kept in order
-    /// as the scan goes, so only the sort keys of the others are decoded and nothing is
-    /// sorted whole; the winners are then read in full.
+    /// as the scan goes, so nothing is sorted whole and most objects are turned away on
+    /// their first sort key; the winners are then read in full.
     private func firstSorted() throws(MagicalRecordError) -> [ObjectState] {
         let (sum, overflow) = request.fetchOffset.addingReportingOverflow(request.fetchLimit)
-        let needed = overflow ? Int.max : sum
-        let directions = request.sortKeys.map(\.ascending)
-        var best: [SortedMatch] = []
-        try visitMatches(reading: Set(sortPaths.compactMap(\.components.first))) { (state) throws(MagicalRecordError) in
-            guard let state else { return }
-            if best.count >= needed, let last = best.last {
-                // Most objects lose on the first key alone: check it before building anything.
-                let first = AttributeValue.compare(try attributeValue(at: sortPaths[0], of: state), last.values[0])
-                if first == (directions[0] ? .orderedDescending : .orderedAscending) { return }
+        var top = TopMatches(capacity: overflow ? Int.max : sum, directions: request.sortKeys.map(\.ascending))
+        if let positions = ownSortPositions(), case .scan = plan.source, compiled[entity.name]?.readsOnlyAttributes ?? true {
+            try scanForTop(positions, into: &top)
+        } else {
+            try visitMatches(reading: Set(sortPaths.compactMap(\.components.first))) { (state) throws(MagicalRecordError) in
+                guard let state, !top.rejects(try attributeValue(at: sortPaths[0], of: state)) else { return }
+                top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
             }
-            let candidate = SortedMatch(values: try sortValues(of: state), id: state.id)
-            if best.count >= needed, let last = best.last, !candidate.precedes(last, directions) { return }
-            var low = 0
-            var high = best.count
-            while low < high {
-                let middle = (low + high) / 2
-                if candidate.precedes(best[middle], directions) { high = middle } else { low = middle + 1 }
-            }
-            best.insert(candidate, at: low)
-            if best.count > needed { best.removeLast() }
         }
         var states: [ObjectState] = []
-        for match in best.dropFirst(request.fetchOffset) {
+        for match in top.matches.dropFirst(request.fetchOffset) {
             guard let state = try view.state(of: match.id) else { continue }
             states.append(state)
         }
         return states
+    }
+
+    /// The positions of the sort keys when each is an attribute of the fetched entity and
+    /// it has no subentities; nil otherwise.
+    private func ownSortPositions() -> [Int]? {
+        guard entity.concreteEntities == [entity.name] else { return nil }
+        var positions: [Int] = []
+        for path in sortPaths {
+            guard path.components.count == 1, let position = entity.slot(ofAttribute: path.components[0]) else { return nil }
+            positions.append(position)
+        }
+        return positions
+    }
+
+    /// ``firstSorted()``'s scan when the predicate and the sort keys read only the
+    /// entity's attributes: each record's sort keys (and predicate attributes) go into
+    /// one reused array, and an object becomes a state only if it wins a place.
+    private func scanForTop(_ positions: [Int], into top: inout TopMatches) throws(MagicalRecordError) {
+        let name = entity.name
+        let coder = try view.snapshot.store.coder(for: name)
+        let compiled = self.compiled[name]
+        var mask = coder.decodeMask(predicateKeys)?.attributes ?? Array(repeating: false, count: entity.attributes.count)
+        for position in positions { mask[position] = true }
+        var attributes = coder.defaultAttributes
+        var failure: MagicalRecordError?
+        try view.snapshot.scanRecords(name) { number, record in
+            do throws(MagicalRecordError) {
+                if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
+                try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
+                if let compiled { guard try passes(compiled, attributes) else { return true } }
+                guard !top.rejects(attributes[positions[0]]) else { return true }
+                top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: name, number: number)))
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+        for state in view.pendingStates(of: concrete) where try matches(state, compiled) {
+            top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
+        }
     }
 
     private func sortValues(of state: ObjectState) throws(MagicalRecordError) -> [AttributeValue] {
@@ -353,5 +383,36 @@ private struct SortedMatch {
             }
         }
         return id < other.id
+    }
+}
+
+/// The best `capacity` matches so far, in order.
+private struct TopMatches {
+    let capacity: Int
+    let directions: [Bool]
+    private(set) var matches: [SortedMatch] = []
+
+    init(capacity: Int, directions: [Bool]) {
+        self.capacity = capacity
+        self.directions = directions
+    }
+
+    /// Whether a match whose first sort value is `first` cannot win a place: the list is
+    /// full and its last match comes strictly first on that key alone.
+    func rejects(_ first: AttributeValue) -> Bool {
+        guard matches.count >= capacity, let last = matches.last else { return false }
+        return AttributeValue.compare(first, last.values[0]) == (directions[0] ? .orderedDescending : .orderedAscending)
+    }
+
+    mutating func offer(_ candidate: SortedMatch) {
+        if matches.count >= capacity, let last = matches.last, !candidate.precedes(last, directions) { return }
+        var low = 0
+        var high = matches.count
+        while low < high {
+            let middle = (low + high) / 2
+            if candidate.precedes(matches[middle], directions) { high = middle } else { low = middle + 1 }
+        }
+        matches.insert(candidate, at: low)
+        if matches.count > capacity { matches.removeLast() }
     }
 }
