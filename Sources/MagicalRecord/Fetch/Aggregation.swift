@@ -31,6 +31,10 @@ extension ManagedObjectContext {
     ) throws(MagicalRecordError) -> AttributeValue {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
         var accumulator = AggregateAccumulator(operation, type: type)
+        if let position = executor.ownPosition(of: path),
+           try executor.forEachMatchingAttributes([position], { accumulator.add($0[position]) }) {
+            return accumulator.result
+        }
         try executor.forEachMatch(reading: Set(path.components.prefix(1))) { (state) throws(MagicalRecordError) in
             accumulator.add(try value(at: path, of: state, executor))
         }
@@ -47,11 +51,22 @@ extension ManagedObjectContext {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
         let groupPath = try FetchExecutor.attributePath(groupBy, of: executor.entity, in: model, role: "group-by key")
         var groups: [MatchingValue: AggregateAccumulator] = [:]
+        if let position = executor.ownPosition(of: path), let groupPosition = executor.ownPosition(of: groupPath),
+           try executor.forEachMatchingAttributes([position, groupPosition], { attributes in
+               groups[MatchingValue(attributes[groupPosition]), default: AggregateAccumulator(operation, type: type)].add(attributes[position])
+           }) {
+            return Self.rows(groups, groupBy)
+        }
         try executor.forEachMatch(reading: Set(path.components.prefix(1) + groupPath.components.prefix(1))) { (state) throws(MagicalRecordError) in
             let group = MatchingValue(try value(at: groupPath, of: state, executor))
             groups[group, default: AggregateAccumulator(operation, type: type)].add(try value(at: path, of: state, executor))
         }
-        return groups
+        return Self.rows(groups, groupBy)
+    }
+
+    /// The groups as MagicalRecord's rows, in ascending order of the group value.
+    private static func rows(_ groups: [MatchingValue: AggregateAccumulator], _ groupBy: String) -> [[String: AttributeValue]] {
+        groups
             .sorted { AttributeValue.compare($0.key.value, $1.key.value) == .orderedAscending }
             .map { [groupBy: $0.key.value, "result": $0.value.result] }
     }

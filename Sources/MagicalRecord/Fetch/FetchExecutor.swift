@@ -255,6 +255,11 @@ final class FetchExecutor {
         return states
     }
 
+    /// The position of `path` when it is one attribute of the fetched entity.
+    func ownPosition(of path: PredicateKeyPath) -> Int? {
+        path.components.count == 1 ? entity.slot(ofAttribute: path.components[0]) : nil
+    }
+
     /// The positions of the sort keys when each is an attribute of the fetched entity and
     /// it has no subentities; nil otherwise.
     private func ownSortPositions() -> [Int]? {
@@ -268,9 +273,41 @@ final class FetchExecutor {
     }
 
     /// ``firstSorted()``'s scan when the predicate and the sort keys read only the
-    /// entity's attributes: each record's sort keys (and predicate attributes) go into
-    /// one reused array, and an object becomes a state only if it wins a place.
+    /// entity's attributes: an object becomes a state only if it wins a place.
     private func scanForTop(_ positions: [Int], into top: inout TopMatches) throws(MagicalRecordError) {
+        try scanOwnAttributes(positions) { number, attributes in
+            guard !top.rejects(attributes[positions[0]]) else { return }
+            top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: entity.name, number: number)))
+        }
+        for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
+            top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
+        }
+    }
+
+    /// For aggregates over the fetched entity's own attributes: calls `body` with each
+    /// match's attribute values by position, of which `positions` (and what the predicate
+    /// reads) are filled in, stored objects through one reused array. False, calling
+    /// nothing, when the fetch does not qualify (subentities, an index plan, a predicate
+    /// that reads more than attributes): use ``forEachMatch(reading:_:)`` then.
+    func forEachMatchingAttributes(
+        _ positions: [Int], _ body: ([AttributeValue]) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) -> Bool {
+        guard entity.concreteEntities == [entity.name], case .scan = plan.source,
+              compiled[entity.name]?.readsOnlyAttributes ?? true else { return false }
+        try scanOwnAttributes(positions) { (_, attributes) throws(MagicalRecordError) in try body(attributes) }
+        for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
+            try body(state.attributes)
+        }
+        return true
+    }
+
+    /// The stored objects of the fetched entity (no subentities) that the predicate (which
+    /// reads attributes only) matches, minus those unsaved changes replace: `body` gets
+    /// each one's number and attribute values, with `positions` and the predicate's
+    /// filled in, in one array reused from record to record.
+    private func scanOwnAttributes(
+        _ positions: [Int], _ body: (Int64, [AttributeValue]) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) {
         let name = entity.name
         let coder = try view.snapshot.store.coder(for: name)
         let compiled = self.compiled[name]
@@ -283,8 +320,7 @@ final class FetchExecutor {
                 if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
                 try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
                 if let compiled { guard try passes(compiled, attributes) else { return true } }
-                guard !top.rejects(attributes[positions[0]]) else { return true }
-                top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: name, number: number)))
+                try body(number, attributes)
                 return true
             } catch {
                 failure = error
@@ -292,9 +328,6 @@ final class FetchExecutor {
             }
         }
         if let failure { throw failure }
-        for state in view.pendingStates(of: concrete) where try matches(state, compiled) {
-            top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
-        }
     }
 
     private func sortValues(of state: ObjectState) throws(MagicalRecordError) -> [AttributeValue] {
