@@ -11,12 +11,12 @@ final class FetchExecutor {
     let predicate: ObjectPredicate?
     let view: ObjectView
     let plan: FetchPlan
-    private let sortPaths: [PredicateKeyPath]
-    private let concrete: Set<String>
+    let sortPaths: [PredicateKeyPath]
+    let concrete: Set<String>
     /// The properties the predicate reads: all a scan decodes to filter.
-    private let predicateKeys: Set<String>
+    let predicateKeys: Set<String>
     /// The predicate prepared for each concrete entity (empty without a predicate).
-    private let compiled: [String: CompiledPredicate]
+    let compiled: [String: CompiledPredicate]
 
     init(_ request: FetchRequest, in context: ManagedObjectContext) throws(MagicalRecordError) {
         let model = context.model
@@ -101,7 +101,7 @@ final class FetchExecutor {
 
     /// Whether `state` satisfies the predicate, as prepared for its entity (`compiled`, nil
     /// without a predicate).
-    private func matches(_ state: ObjectState, _ compiled: CompiledPredicate?) throws(MagicalRecordError) -> Bool {
+    func matches(_ state: ObjectState, _ compiled: CompiledPredicate?) throws(MagicalRecordError) -> Bool {
         guard let compiled else { return true }
         do {
             return try compiled.evaluate(state) { try subject($0) }
@@ -136,7 +136,7 @@ final class FetchExecutor {
     /// predicate reads plus `reading`; with `reading` nil the states are complete (a
     /// match is decoded again in full). Without `materialising`, a match found by a scan
     /// comes as nil (a count needs no state).
-    private func visitMatches(
+    func visitMatches(
         reading: Set<String>?, materialising: Bool = true, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         let snapshot = view.snapshot
@@ -219,7 +219,7 @@ final class FetchExecutor {
     }
 
     /// `compiled` (attribute comparisons only) on attribute values.
-    private func passes(_ compiled: CompiledPredicate, _ attributes: [AttributeValue]) throws(MagicalRecordError) -> Bool {
+    func passes(_ compiled: CompiledPredicate, _ attributes: [AttributeValue]) throws(MagicalRecordError) -> Bool {
         do {
             return try compiled.evaluate(attributes: attributes) { _ in
                 throw MagicalRecordError.invalidFetch("a predicate part that reads more than attributes reached the attribute filter")
@@ -231,112 +231,6 @@ final class FetchExecutor {
         } catch {
             throw .invalidFetch("\(error)")
         }
-    }
-
-    /// The first `offset + limit` matches by the sort keys: a bounded list kept in order
-    /// as the scan goes, so nothing is sorted whole and most objects are turned away on
-    /// their first sort key; the winners are then read in full.
-    private func firstSorted() throws(MagicalRecordError) -> [ObjectState] {
-        let (sum, overflow) = request.fetchOffset.addingReportingOverflow(request.fetchLimit)
-        var top = TopMatches(capacity: overflow ? Int.max : sum, directions: request.sortKeys.map(\.ascending))
-        if let positions = ownSortPositions(), case .scan = plan.source, compiled[entity.name]?.readsOnlyAttributes ?? true {
-            try scanForTop(positions, into: &top)
-        } else {
-            try visitMatches(reading: Set(sortPaths.compactMap(\.components.first))) { (state) throws(MagicalRecordError) in
-                guard let state, !top.rejects(try attributeValue(at: sortPaths[0], of: state)) else { return }
-                top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
-            }
-        }
-        var states: [ObjectState] = []
-        for match in top.matches.dropFirst(request.fetchOffset) {
-            guard let state = try view.state(of: match.id) else { continue }
-            states.append(state)
-        }
-        return states
-    }
-
-    /// The position of `path` when it is one attribute of the fetched entity.
-    func ownPosition(of path: PredicateKeyPath) -> Int? {
-        path.components.count == 1 ? entity.slot(ofAttribute: path.components[0]) : nil
-    }
-
-    /// The positions of the sort keys when each is an attribute of the fetched entity and
-    /// it has no subentities; nil otherwise.
-    private func ownSortPositions() -> [Int]? {
-        guard entity.concreteEntities == [entity.name] else { return nil }
-        var positions: [Int] = []
-        for path in sortPaths {
-            guard path.components.count == 1, let position = entity.slot(ofAttribute: path.components[0]) else { return nil }
-            positions.append(position)
-        }
-        return positions
-    }
-
-    /// ``firstSorted()``'s scan when the predicate and the sort keys read only the
-    /// entity's attributes: an object becomes a state only if it wins a place.
-    private func scanForTop(_ positions: [Int], into top: inout TopMatches) throws(MagicalRecordError) {
-        try scanOwnAttributes(positions) { number, attributes in
-            guard !top.rejects(attributes[positions[0]]) else { return }
-            top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: entity.name, number: number)))
-        }
-        for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
-            top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
-        }
-    }
-
-    /// For aggregates over the fetched entity's own attributes: calls `body` with each
-    /// match's attribute values by position, of which `positions` (and what the predicate
-    /// reads) are filled in, stored objects through one reused array. False, calling
-    /// nothing, when the fetch does not qualify (subentities, an index plan, a predicate
-    /// that reads more than attributes): use ``forEachMatch(reading:_:)`` then.
-    func forEachMatchingAttributes(
-        _ positions: [Int], _ body: ([AttributeValue]) throws(MagicalRecordError) -> Void
-    ) throws(MagicalRecordError) -> Bool {
-        guard entity.concreteEntities == [entity.name], case .scan = plan.source,
-              compiled[entity.name]?.readsOnlyAttributes ?? true else { return false }
-        try scanOwnAttributes(positions) { (_, attributes) throws(MagicalRecordError) in try body(attributes) }
-        for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
-            try body(state.attributes)
-        }
-        return true
-    }
-
-    /// The stored objects of the fetched entity (no subentities) that the predicate (which
-    /// reads attributes only) matches, minus those unsaved changes replace: `body` gets
-    /// each one's number and attribute values, with `positions` and the predicate's
-    /// filled in, in one array reused from record to record.
-    private func scanOwnAttributes(
-        _ positions: [Int], _ body: (Int64, [AttributeValue]) throws(MagicalRecordError) -> Void
-    ) throws(MagicalRecordError) {
-        let name = entity.name
-        let coder = try view.snapshot.store.coder(for: name)
-        let compiled = self.compiled[name]
-        var mask = coder.decodeMask(predicateKeys)?.attributes ?? Array(repeating: false, count: entity.attributes.count)
-        for position in positions { mask[position] = true }
-        var attributes = coder.defaultAttributes
-        var failure: MagicalRecordError?
-        try view.snapshot.scanRecords(name) { number, record in
-            do throws(MagicalRecordError) {
-                if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
-                try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
-                if let compiled { guard try passes(compiled, attributes) else { return true } }
-                try body(number, attributes)
-                return true
-            } catch {
-                failure = error
-                return false
-            }
-        }
-        if let failure { throw failure }
-    }
-
-    private func sortValues(of state: ObjectState) throws(MagicalRecordError) -> [AttributeValue] {
-        var values: [AttributeValue] = []
-        values.reserveCapacity(sortPaths.count)
-        for path in sortPaths {
-            values.append(try attributeValue(at: path, of: state, role: "sort key"))
-        }
-        return values
     }
 
     /// The value at an attribute key path (checked by ``attributePath(_:of:in:role:)``) of
@@ -383,69 +277,5 @@ final class FetchExecutor {
         }
         if let failure { throw failure }
         return found
-    }
-
-    /// Sorts by the request's keys, then by object id so equal objects keep one order.
-    private func sort(_ states: inout [ObjectState]) throws(MagicalRecordError) {
-        guard !sortPaths.isEmpty else {
-            if plan.orderedBy == nil { states.sort { $0.id < $1.id } }
-            return
-        }
-        var keyed: [(match: SortedMatch, state: ObjectState)] = []
-        keyed.reserveCapacity(states.count)
-        for state in states {
-            keyed.append((SortedMatch(values: try sortValues(of: state), id: state.id), state))
-        }
-        let directions = request.sortKeys.map(\.ascending)
-        keyed.sort { $0.match.precedes($1.match, directions) }
-        states = keyed.map(\.state)
-    }
-}
-
-/// An object's sort-key values, ordered by the keys' directions, then by id.
-private struct SortedMatch {
-    let values: [AttributeValue]
-    let id: ObjectID
-
-    func precedes(_ other: SortedMatch, _ directions: [Bool]) -> Bool {
-        for (index, ascending) in directions.enumerated() {
-            switch AttributeValue.compare(values[index], other.values[index]) {
-            case .orderedAscending?: return ascending
-            case .orderedDescending?: return !ascending
-            default: continue
-            }
-        }
-        return id < other.id
-    }
-}
-
-/// The best `capacity` matches so far, in order.
-private struct TopMatches {
-    let capacity: Int
-    let directions: [Bool]
-    private(set) var matches: [SortedMatch] = []
-
-    init(capacity: Int, directions: [Bool]) {
-        self.capacity = capacity
-        self.directions = directions
-    }
-
-    /// Whether a match whose first sort value is `first` cannot win a place: the list is
-    /// full and its last match comes strictly first on that key alone.
-    func rejects(_ first: AttributeValue) -> Bool {
-        guard matches.count >= capacity, let last = matches.last else { return false }
-        return AttributeValue.compare(first, last.values[0]) == (directions[0] ? .orderedDescending : .orderedAscending)
-    }
-
-    mutating func offer(_ candidate: SortedMatch) {
-        if matches.count >= capacity, let last = matches.last, !candidate.precedes(last, directions) { return }
-        var low = 0
-        var high = matches.count
-        while low < high {
-            let middle = (low + high) / 2
-            if candidate.precedes(matches[middle], directions) { high = middle } else { low = middle + 1 }
-        }
-        matches.insert(candidate, at: low)
-        if matches.count > capacity { matches.removeLast() }
     }
 }

@@ -1,0 +1,54 @@
+/// Scans that read attribute values into one reused array instead of building a state
+/// per object: for aggregates and sorted pages over the fetched entity's own attributes.
+extension FetchExecutor {
+    /// The position of `path` when it is one attribute of the fetched entity.
+    func ownPosition(of path: PredicateKeyPath) -> Int? {
+        path.components.count == 1 ? entity.slot(ofAttribute: path.components[0]) : nil
+    }
+
+    /// For aggregates over the fetched entity's own attributes: calls `body` with each
+    /// match's attribute values by position, of which `positions` (and what the predicate
+    /// reads) are filled in, stored objects through one reused array. False, calling
+    /// nothing, when the fetch does not qualify (subentities, an index plan, a predicate
+    /// that reads more than attributes): use ``forEachMatch(reading:_:)`` then.
+    func forEachMatchingAttributes(
+        _ positions: [Int], _ body: ([AttributeValue]) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) -> Bool {
+        guard entity.concreteEntities == [entity.name], case .scan = plan.source,
+              compiled[entity.name]?.readsOnlyAttributes ?? true else { return false }
+        try scanOwnAttributes(positions) { (_, attributes) throws(MagicalRecordError) in try body(attributes) }
+        for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
+            try body(state.attributes)
+        }
+        return true
+    }
+
+    /// The stored objects of the fetched entity (no subentities) that the predicate (which
+    /// reads attributes only) matches, minus those unsaved changes replace: `body` gets
+    /// each one's number and attribute values, with `positions` and the predicate's
+    /// filled in, in one array reused from record to record.
+    func scanOwnAttributes(
+        _ positions: [Int], _ body: (Int64, [AttributeValue]) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) {
+        let name = entity.name
+        let coder = try view.snapshot.store.coder(for: name)
+        let compiled = self.compiled[name]
+        var mask = coder.decodeMask(predicateKeys)?.attributes ?? Array(repeating: false, count: entity.attributes.count)
+        for position in positions { mask[position] = true }
+        var attributes = coder.defaultAttributes
+        var failure: MagicalRecordError?
+        try view.snapshot.scanRecords(name) { number, record in
+            do throws(MagicalRecordError) {
+                if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
+                try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
+                if let compiled { guard try passes(compiled, attributes) else { return true } }
+                try body(number, attributes)
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,121 @@
+/// Sorting a fetch's matches: the whole set, or the first `offset + limit` of them.
+extension FetchExecutor {
+    /// The first `offset + limit` matches by the sort keys: a bounded list kept in order
+    /// as the scan goes, so nothing is sorted whole and most objects are turned away on
+    /// their first sort key; the winners are then read in full.
+    func firstSorted() throws(MagicalRecordError) -> [ObjectState] {
+        let (sum, overflow) = request.fetchOffset.addingReportingOverflow(request.fetchLimit)
+        var top = TopMatches(capacity: overflow ? Int.max : sum, directions: request.sortKeys.map(\.ascending))
+        if let positions = ownSortPositions(), case .scan = plan.source, compiled[entity.name]?.readsOnlyAttributes ?? true {
+            try scanForTop(positions, into: &top)
+        } else {
+            try visitMatches(reading: Set(sortPaths.compactMap(\.components.first))) { (state) throws(MagicalRecordError) in
+                guard let state, !top.rejects(try attributeValue(at: sortPaths[0], of: state)) else { return }
+                top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
+            }
+        }
+        var states: [ObjectState] = []
+        for match in top.matches.dropFirst(request.fetchOffset) {
+            guard let state = try view.state(of: match.id) else { continue }
+            states.append(state)
+        }
+        return states
+    }
+
+    /// The positions of the sort keys when each is an attribute of the fetched entity and
+    /// it has no subentities; nil otherwise.
+    private func ownSortPositions() -> [Int]? {
+        guard entity.concreteEntities == [entity.name] else { return nil }
+        var positions: [Int] = []
+        for path in sortPaths {
+            guard path.components.count == 1, let position = entity.slot(ofAttribute: path.components[0]) else { return nil }
+            positions.append(position)
+        }
+        return positions
+    }
+
+    /// ``firstSorted()``'s scan when the predicate and the sort keys read only the
+    /// entity's attributes: an object becomes a state only if it wins a place.
+    private func scanForTop(_ positions: [Int], into top: inout TopMatches) throws(MagicalRecordError) {
+        try scanOwnAttributes(positions) { number, attributes in
+            guard !top.rejects(attributes[positions[0]]) else { return }
+            top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: entity.name, number: number)))
+        }
+        for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
+            top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
+        }
+    }
+
+    private func sortValues(of state: ObjectState) throws(MagicalRecordError) -> [AttributeValue] {
+        var values: [AttributeValue] = []
+        values.reserveCapacity(sortPaths.count)
+        for path in sortPaths {
+            values.append(try attributeValue(at: path, of: state, role: "sort key"))
+        }
+        return values
+    }
+
+    /// Sorts by the request's keys, then by object id so equal objects keep one order.
+    func sort(_ states: inout [ObjectState]) throws(MagicalRecordError) {
+        guard !sortPaths.isEmpty else {
+            if plan.orderedBy == nil { states.sort { $0.id < $1.id } }
+            return
+        }
+        var keyed: [(match: SortedMatch, state: ObjectState)] = []
+        keyed.reserveCapacity(states.count)
+        for state in states {
+            keyed.append((SortedMatch(values: try sortValues(of: state), id: state.id), state))
+        }
+        let directions = request.sortKeys.map(\.ascending)
+        keyed.sort { $0.match.precedes($1.match, directions) }
+        states = keyed.map(\.state)
+    }
+}
+
+/// An object's sort-key values, ordered by the keys' directions, then by id.
+struct SortedMatch {
+    let values: [AttributeValue]
+    let id: ObjectID
+
+    func precedes(_ other: SortedMatch, _ directions: [Bool]) -> Bool {
+        for (index, ascending) in directions.enumerated() {
+            switch AttributeValue.compare(values[index], other.values[index]) {
+            case .orderedAscending?: return ascending
+            case .orderedDescending?: return !ascending
+            default: continue
+            }
+        }
+        return id < other.id
+    }
+}
+
+/// The best `capacity` matches so far, in order.
+struct TopMatches {
+    let capacity: Int
+    let directions: [Bool]
+    private(set) var matches: [SortedMatch] = []
+
+    init(capacity: Int, directions: [Bool]) {
+        self.capacity = capacity
+        self.directions = directions
+    }
+
+    /// Whether a match whose first sort value is `first` cannot win a place: the list is
+    /// full and its last match comes strictly first on that key alone.
+    func rejects(_ first: AttributeValue) -> Bool {
+        guard matches.count >= capacity, let last = matches.last else { return false }
+        return AttributeValue.compare(first, last.values[0]) == (directions[0] ? .orderedDescending : .orderedAscending)
+    }
+
+    mutating func offer(_ candidate: SortedMatch) {
+        if matches.count >= capacity, let last = matches.last, !candidate.precedes(last, directions) { return }
+        var low = 0
+        var high = matches.count
+        while low < high {
+            let middle = (low + high) / 2
+            if candidate.precedes(matches[middle], directions) { high = middle } else { low = middle + 1 }
+        }
+        matches.insert(candidate, at: low)
+        if matches.count > capacity { matches.removeLast() }
+    }
+}
