@@ -90,6 +90,8 @@ extension ManagedObjectContext {
 
     private func makeChangeSet(_ changed: [ManagedObject]) -> ChangeSet {
         var changes = ChangeSet()
+        changes.upserts.reserveCapacity(changed.count)
+        changes.inserted.reserveCapacity(insertedIDs.count)
         for object in changed {
             let id = object.objectID
             if object.isDeletedInContext {
