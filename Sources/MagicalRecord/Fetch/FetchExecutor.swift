@@ -103,8 +103,13 @@ final class FetchExecutor {
     /// without a predicate).
     func matches(_ state: ObjectState, _ compiled: CompiledPredicate?) throws(MagicalRecordError) -> Bool {
         guard let compiled else { return true }
+        return try evaluating { try compiled.evaluate(state) { try subject($0) } }
+    }
+
+    /// Runs a predicate evaluation, its errors as this fetch's errors.
+    private func evaluating(_ evaluation: () throws -> Bool) throws(MagicalRecordError) -> Bool {
         do {
-            return try compiled.evaluate(state) { try subject($0) }
+            return try evaluation()
         } catch let error as ObjectPredicateError {
             throw .predicate(error, entity: entity.name)
         } catch let error as MagicalRecordError {
@@ -220,16 +225,10 @@ final class FetchExecutor {
 
     /// `compiled` (attribute comparisons only) on attribute values.
     func passes(_ compiled: CompiledPredicate, _ attributes: [AttributeValue]) throws(MagicalRecordError) -> Bool {
-        do {
-            return try compiled.evaluate(attributes: attributes) { _ in
+        try evaluating {
+            try compiled.evaluate(attributes: attributes) { _ in
                 throw MagicalRecordError.invalidFetch("a predicate part that reads more than attributes reached the attribute filter")
             }
-        } catch let error as ObjectPredicateError {
-            throw .predicate(error, entity: entity.name)
-        } catch let error as MagicalRecordError {
-            throw error
-        } catch {
-            throw .invalidFetch("\(error)")
         }
     }
 

@@ -120,33 +120,17 @@ struct RecordCoder: Sendable {
     }
 
     /// The state in `raw`, materialising only the attributes `mask` flags (all when nil);
-    /// the rest are skipped without building their values. Relationships are always read.
+    /// the rest are skipped without building their values.
     func decode(_ raw: UnsafeRawBufferPointer, number: Int64, attributes mask: DecodeMask?) throws(MagicalRecordError) -> ObjectState {
         var attributes = defaults
         var relationships = emptyRelationships
-        var reader = ByteReader(raw)
-        guard reader.read(UInt8.self) == Self.formatVersion,
-              reader.readVarint() == entityCode,
-              let count = reader.readVarint() else { throw damaged(number) }
-        for _ in 0..<count {
-            guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
-            // A slot of a property this model no longer has is skipped (Spec: O12).
-            let position = slot < positions.count ? positions[slot] : Self.unknownSlot
-            if tag == Tag.object {
-                guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
-                guard mask?.relationships ?? true, position < 0, position != Self.unknownSlot, code < entityNames.count,
-                      let name = entityNames[code] else { continue }
-                relationships[-1 - position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
-                continue
-            }
-            if position >= 0, mask?.attributes[position] ?? true {
-                guard let value = Self.readValue(tag, &reader) else { throw damaged(number) }
-                attributes[position] = value
-            } else {
-                guard Self.skipValue(tag, &reader) else { throw damaged(number) }
-            }
+        let readsReferences = mask?.relationships ?? true
+        try walk(raw, number: number, wants: { mask?.attributes[$0] ?? true }) { position, value in
+            attributes[position] = value
+        } reference: { position, code, target in
+            guard readsReferences, code < entityNames.count, let name = entityNames[code] else { return }
+            relationships[position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
         }
-        guard reader.position == raw.count else { throw damaged(number) }
         return ObjectState(id: ObjectID(entityName: entity.name, number: number), attributes: attributes, relationships: relationships)
     }
 
@@ -157,6 +141,20 @@ struct RecordCoder: Sendable {
         _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: inout [AttributeValue]
     ) throws(MagicalRecordError) {
         for position in mask.indices where mask[position] { attributes[position] = defaults[position] }
+        try walk(raw, number: number, wants: { mask[$0] }) { position, value in
+            attributes[position] = value
+        } reference: { _, _, _ in }
+    }
+
+    /// Walks every field of `raw`, checking the whole record: `attribute` gets the value of
+    /// each attribute whose position `wants` (the others are skipped unbuilt), `reference`
+    /// each to-one reference (relationship position, entity code, object number). A slot
+    /// of a property this model no longer has is skipped (Spec: O12).
+    @inline(__always)
+    private func walk(
+        _ raw: UnsafeRawBufferPointer, number: Int64, wants: (Int) -> Bool,
+        attribute: (Int, AttributeValue) -> Void, reference: (Int, Int, Int) -> Void
+    ) throws(MagicalRecordError) {
         var reader = ByteReader(raw)
         guard reader.read(UInt8.self) == Self.formatVersion,
               reader.readVarint() == entityCode,
@@ -165,12 +163,13 @@ struct RecordCoder: Sendable {
             guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
             if tag == Tag.object {
-                guard reader.readVarint() != nil, reader.readVarint() != nil else { throw damaged(number) }
+                guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
+                if position < 0, position != Self.unknownSlot { reference(-1 - position, code, target) }
                 continue
             }
-            if position >= 0, mask[position] {
+            if position >= 0, wants(position) {
                 guard let value = Self.readValue(tag, &reader) else { throw damaged(number) }
-                attributes[position] = value
+                attribute(position, value)
             } else {
                 guard Self.skipValue(tag, &reader) else { throw damaged(number) }
             }
