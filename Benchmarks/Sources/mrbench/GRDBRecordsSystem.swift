@@ -23,21 +23,13 @@ final class GRDBRecordsSystem: BenchSystem {
         var name: String
     }
 
-    private let url: URL
-    private let durability: BenchDurability
-    private var queue: DatabaseQueue?
+    private let file: SQLiteDatabase
 
     init(directory: URL, durability: BenchDurability) throws {
-        url = directory.appendingPathComponent("bench-grdb.db")
-        self.durability = durability
+        file = SQLiteDatabase(directory.appendingPathComponent("bench-grdb.db"), durability: durability)
     }
 
-    private func database() throws -> DatabaseQueue {
-        if let queue { return queue }
-        let opened = try SQLiteSystem.open(url, durability: durability)
-        queue = opened
-        return opened
-    }
+    private func database() throws -> DatabaseQueue { try file.connection() }
 
     private static func decode<Record: Decodable>(_ data: Data) throws -> [Record] {
         let decoder = JSONDecoder()
@@ -114,17 +106,12 @@ final class GRDBRecordsSystem: BenchSystem {
         try database().read { db in try PersonRecord.filter(Column("salary") > 100_000).fetchCount(db) }
     }
 
-    func close() throws {
-        try queue?.close()
-        queue = nil
-    }
+    func close() throws { try file.close() }
 
-    var fileBytes: UInt64 {
-        url.fileSize + URL(fileURLWithPath: url.path + "-wal").fileSize + URL(fileURLWithPath: url.path + "-shm").fileSize
-    }
+    var fileBytes: UInt64 { file.fileBytes }
 
     func reopen() throws -> Int {
-        let queue = try SQLiteSystem.open(url, durability: durability)
+        let queue = try file.open()
         defer { try? queue.close() }
         return try queue.read { db in try PersonRecord.fetchCount(db) }
     }

@@ -7,32 +7,13 @@ import GRDB
 final class SQLiteSystem: BenchSystem {
     static let name = "sqlite"
 
-    let url: URL
-    private let durability: BenchDurability
-    private var queue: DatabaseQueue?
+    private let file: SQLiteDatabase
 
     init(directory: URL, durability: BenchDurability) throws {
-        url = directory.appendingPathComponent("bench-sqlite.db")
-        self.durability = durability
+        file = SQLiteDatabase(directory.appendingPathComponent("bench-sqlite.db"), durability: durability)
     }
 
-    private func database() throws -> DatabaseQueue {
-        if let queue { return queue }
-        let opened = try SQLiteSystem.open(url, durability: durability)
-        queue = opened
-        return opened
-    }
-
-    /// WAL with `synchronous` to match the durability, foreign keys on (GRDB's default).
-    static func open(_ url: URL, durability: BenchDurability) throws -> DatabaseQueue {
-        var configuration = Configuration()
-        let synchronous = durability == .full ? "FULL" : "NORMAL"
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
-        }
-        return try DatabaseQueue(path: url.path, configuration: configuration)
-    }
+    private func database() throws -> DatabaseQueue { try file.connection() }
 
     static let schema = """
         CREATE TABLE IF NOT EXISTS department (departmentID INTEGER PRIMARY KEY, name TEXT);
@@ -122,18 +103,12 @@ final class SQLiteSystem: BenchSystem {
         }
     }
 
-    func close() throws {
-        try queue?.close()
-        queue = nil
-    }
+    func close() throws { try file.close() }
 
-    /// The database with its WAL and shared-memory files, whichever exist.
-    var fileBytes: UInt64 {
-        url.fileSize + URL(fileURLWithPath: url.path + "-wal").fileSize + URL(fileURLWithPath: url.path + "-shm").fileSize
-    }
+    var fileBytes: UInt64 { file.fileBytes }
 
     func reopen() throws -> Int {
-        let queue = try Self.open(url, durability: durability)
+        let queue = try file.open()
         defer { try? queue.close() }
         return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person") ?? 0 }
     }
