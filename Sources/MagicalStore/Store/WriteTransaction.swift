@@ -72,6 +72,23 @@ public final class WriteTransaction {
         try catalog.delete(try Catalog.key(for: name))
     }
 
+    /// Gives the tree `name` the name `newName`, keeping its entries: O(1), no entry is
+    /// copied. Throws ``StoreError/treeNotFound(_:)`` when there is no tree `name` and
+    /// ``StoreError/treeExists(_:)`` when `newName` is taken.
+    public func renameTree(_ name: String, to newName: String) throws {
+        guard let writer = try treeIfPresent(name) else { throw StoreError.treeNotFound(name) }
+        guard name != newName else { return }
+        guard try treeIfPresent(newName) == nil else { throw StoreError.treeExists(newName) }
+        let oldKey = try Catalog.key(for: name)
+        let newKey = try Catalog.key(for: newName)
+        // The entry moves as it is: an unmodified tree's entry is not rewritten at commit.
+        guard let entry = try catalog.value(for: oldKey) else { throw StoreError.treeNotFound(name) }
+        try catalog.put(newKey, .inline(try reader.bytes(of: entry)))
+        try catalog.delete(oldKey)
+        trees.removeValue(forKey: name)
+        trees[newName] = writer.tree
+    }
+
     /// The names of all trees, in byte order, including those created in this transaction.
     public func treeNames() throws -> [String] {
         try ensureActive()
