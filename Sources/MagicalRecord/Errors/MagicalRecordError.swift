@@ -10,6 +10,12 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
     case model(ModelError)
     /// The store was written with a different model; migration is needed.
     case modelMismatch(path: String, differences: [String])
+    /// A migration that cannot run: every change it cannot carry out without user code,
+    /// with why. Nothing was written.
+    case migrationRefused(path: String, incompatibilities: [String])
+    /// A migration that stopped while running (a transform threw, stored data did not fit
+    /// the new model, I/O failed): nothing of it was written, the store is as it was.
+    case migrationFailed(path: String, reason: String)
     /// The store holds no object-layer model (an engine-only store, or not ours).
     case notAnObjectStore(path: String)
     /// The object's record cannot be read back.
@@ -50,6 +56,11 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
         case .modelMismatch(let path, let differences):
             return "the store \(path) was written with a different model (migration needed):\n"
                 + differences.map { "  - \($0)" }.joined(separator: "\n")
+        case .migrationRefused(let path, let incompatibilities):
+            return "the store \(path) cannot be migrated to this model without user code; nothing was changed:\n"
+                + incompatibilities.map { "  - \($0)" }.joined(separator: "\n")
+        case .migrationFailed(let path, let reason):
+            return "migrating the store \(path) failed, nothing was changed: \(reason)"
         case .notAnObjectStore(let path):
             return "\(path) holds no MagicalRecord model: it is not an object store"
         case .damagedRecord(let id):

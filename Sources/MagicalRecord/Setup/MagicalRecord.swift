@@ -42,13 +42,18 @@ public enum MagicalRecord {
     /// A stack over the store `name` in the default directory (``defaultStoreDirectory``),
     /// created when missing.
     public static func setupCoreDataStack(withStoreNamed name: String, model: ObjectModel) throws(MagicalRecordError) {
+        try setupCoreDataStack(withStoreAt: try createdDefaultStoreDirectory().appendingPathComponent(name), model: model)
+    }
+
+    /// ``defaultStoreDirectory``, created when missing.
+    static func createdDefaultStoreDirectory() throws(MagicalRecordError) -> URL {
         let directory = defaultStoreDirectory
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             throw .store(.io(operation: "create directory", path: directory.path, errno: EACCES))
         }
-        try setupCoreDataStack(withStoreAt: directory.appendingPathComponent(name), model: model)
+        return directory
     }
 
     /// A stack over the store at `url`, created when missing.
@@ -79,7 +84,7 @@ public enum MagicalRecord {
         return base.appendingPathComponent(ProcessInfo.processInfo.processName)
     }
 
-    private static func install(_ store: ObjectStore) throws(MagicalRecordError) {
+    static func install(_ store: ObjectStore) throws(MagicalRecordError) {
         cleanUp()
         for warning in store.model.warnings { Log.log(.warn, "model: \(warning)") }
         Log.log(.info, "set up a stack over \(store.path)")

@@ -19,11 +19,24 @@ public final class PersistentStack: Sendable {
 
     /// Opens the store at `url` (created when missing and `model` is given). With a nil
     /// `model`, the model the store was written with is used, so a tool needs no model.
+    /// A store written with another model is refused, unless `onModelMismatch` says otherwise.
     public init(
-        storeAt url: URL, model: ObjectModel? = nil, readOnly: Bool = false, durability: Durability = .full
+        storeAt url: URL, model: ObjectModel? = nil, readOnly: Bool = false, durability: Durability = .full,
+        onModelMismatch policy: ModelMismatchPolicy = .refuse
     ) throws(MagicalRecordError) {
         let options = StoreOptions(durability: durability, readOnly: readOnly, createIfMissing: model != nil && !readOnly)
-        stack = ObjectStack(store: try ObjectStore(path: url.path, model: model, options: options))
+        stack = ObjectStack(store: try ObjectStore(path: url.path, model: model, options: options, onMismatch: policy))
+        (rootContext, mainContext) = stack.makeContexts()
+    }
+
+    /// Opens the store at `url` for `versions.current` (created when missing), migrating it
+    /// through the versions in between as `onModelMismatch` says (by default, it migrates).
+    public init(
+        storeAt url: URL, versions: ModelVersions, durability: Durability = .full,
+        onModelMismatch policy: ModelMismatchPolicy = .migrate(MigrationOptions())
+    ) throws(MagicalRecordError) {
+        let options = StoreOptions(durability: durability)
+        stack = ObjectStack(store: try ObjectStore(path: url.path, model: nil, options: options, onMismatch: policy, versions: versions))
         (rootContext, mainContext) = stack.makeContexts()
     }
 
@@ -35,6 +48,10 @@ public final class PersistentStack: Sendable {
     public var modelDescription: JSONModelDescription {
         JSONModelDescription(stack.store.model, slots: stack.store.slots.codes)
     }
+
+    /// The versions the store was written with before its current model, oldest first,
+    /// with the slots each had (Spec/OBJECT-STORE.md, "Metadata"); nil when it was never migrated.
+    public var modelHistory: JSONModelDescription? { stack.store.history }
 
     /// Closes the store. Contexts of this stack cannot read or save afterwards.
     public func close() throws(MagicalRecordError) {

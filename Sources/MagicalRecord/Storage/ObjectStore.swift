@@ -8,6 +8,8 @@ final class ObjectStore: Sendable {
     let store: Store
     let model: ObjectModel
     let slots: SlotMap
+    /// The versions the store was written with before ``model`` (nil: none).
+    let history: JSONModelDescription?
     /// Record coders of the concrete entities.
     let coders: [String: RecordCoder]
     private let lastNumber: Atomic<Int64>
@@ -15,31 +17,59 @@ final class ObjectStore: Sendable {
     var path: String { store.path }
 
     /// Opens (or creates) the store at `path` for `model`. A store written with a model of
-    /// another version hash is refused with the differences listed. Without a model, the
-    /// store's own model is used (a store never written by the object layer is refused).
-    init(path: String, model requested: ObjectModel?, options: StoreOptions) throws(MagicalRecordError) {
-        let store = try withStoreErrors { try Store(path: path, options: options) }
+    /// another version hash is handled as `onMismatch` says: refused with the differences
+    /// listed (the default), migrated (through `versions` when given, whose current version
+    /// is then the model), or deleted and created anew. Without a model, the store's own
+    /// model is used (a store never written by the object layer is refused).
+    init(
+        path: String, model requested: ObjectModel?, options: StoreOptions,
+        onMismatch policy: ModelMismatchPolicy = .refuse, versions: ModelVersions? = nil
+    ) throws(MagicalRecordError) {
+        var store = try withStoreErrors { try Store(path: path, options: options) }
         do throws(MagicalRecordError) {
-            let metadata = try withStoreErrors { try StoreMetadata.load(from: store) }
-            var slots = metadata?.slots ?? SlotMap()
-            guard let model = requested ?? metadata?.model else { throw MagicalRecordError.notAnObjectStore(path: path) }
-            if let metadata {
-                let differences = model.differences(from: metadata.model).map(\.description)
-                guard differences.isEmpty else { throw MagicalRecordError.modelMismatch(path: path, differences: differences) }
+            var metadata = try withStoreErrors { try StoreMetadata.load(from: store) }
+            guard let model = versions?.current ?? requested ?? metadata?.model else { throw MagicalRecordError.notAnObjectStore(path: path) }
+            if let stored = metadata {
+                let differences = model.differences(from: stored.model).map(\.description)
+                if !differences.isEmpty {
+                    switch policy {
+                    case .refuse:
+                        throw MagicalRecordError.modelMismatch(path: path, differences: differences)
+                    case .migrate(let migrationOptions):
+                        guard !options.readOnly else { throw MagicalRecordError.modelMismatch(path: path, differences: differences) }
+                        let migrator = StoreMigrator(store: store, metadata: stored, versions: versions ?? ModelVersions(model), options: migrationOptions)
+                        metadata = try migrator.migrate(try migrator.plan())
+                    case .deleteAndRecreate:
+                        guard !options.readOnly else { throw MagicalRecordError.modelMismatch(path: path, differences: differences) }
+                        Log.log(.error, "DELETING the store \(path) and ALL its data: it was written with another model and the stack was set up to delete it on a mismatch:\n"
+                            + differences.map { "  - \($0)" }.joined(separator: "\n"))
+                        try withStoreErrors {
+                            try store.close()
+                            try options.fileSystem.removeFile(at: path)
+                            try options.fileSystem.syncDirectory(containing: path)
+                            store = try Store(path: path, options: options)
+                        }
+                        metadata = nil
+                    }
+                }
             }
             let isNew = metadata == nil
+            var slots = metadata?.slots ?? SlotMap()
             let slotsChanged = slots.assign(model)
             if (isNew || slotsChanged) && !options.readOnly {
-                try withStoreErrors {
+                try withStoreErrors { [store] in
                     try store.write { transaction in
                         try Self.createTrees(for: model, in: transaction)
-                        try StoreMetadata(model: model, slots: slots, lastNumber: metadata?.lastNumber ?? 0).save(in: transaction)
+                        try StoreMetadata(
+                            model: model, slots: slots, lastNumber: metadata?.lastNumber ?? 0, history: metadata?.history
+                        ).save(in: transaction)
                     }
                 }
             }
             self.store = store
             self.model = model
             self.slots = slots
+            self.history = metadata?.history
             self.coders = try Self.makeCoders(model, slots)
             self.lastNumber = Atomic(metadata?.lastNumber ?? 0)
         } catch {

@@ -94,7 +94,7 @@ struct RecordCoder: Sendable {
         var count = 0
         for (position, value) in state.attributes.enumerated() where !value.isNull {
             fields.appendVarint(attributeSlots[position])
-            append(value, to: &fields)
+            Self.append(value, to: &fields)
             count += 1
         }
         for (position, relationship) in state.relationships.enumerated() {
@@ -185,7 +185,7 @@ struct RecordCoder: Sendable {
     }
 
     /// Steps over one value's payload; false when it runs past the end or the tag is unknown.
-    private static func skipValue(_ tag: UInt8, _ reader: inout ByteReader) -> Bool {
+    static func skipValue(_ tag: UInt8, _ reader: inout ByteReader) -> Bool {
         switch tag {
         case Tag.null, Tag.false, Tag.true: return true
         case Tag.integer: return reader.readVarintUInt64() != nil
@@ -199,7 +199,7 @@ struct RecordCoder: Sendable {
         }
     }
 
-    private func append(_ value: AttributeValue, to bytes: inout [UInt8]) {
+    static func append(_ value: AttributeValue, to bytes: inout [UInt8]) {
         switch value {
         case .null:
             bytes.append(Tag.null)
@@ -236,12 +236,12 @@ struct RecordCoder: Sendable {
         }
     }
 
-    private func appendText(_ text: String, to bytes: inout [UInt8]) {
+    private static func appendText(_ text: String, to bytes: inout [UInt8]) {
         bytes.appendVarint(text.utf8.count)
         bytes += text.utf8
     }
 
-    private static func readValue(_ tag: UInt8, _ reader: inout ByteReader) -> AttributeValue? {
+    static func readValue(_ tag: UInt8, _ reader: inout ByteReader) -> AttributeValue? {
         switch tag {
         case Tag.null: return .null
         case Tag.integer:

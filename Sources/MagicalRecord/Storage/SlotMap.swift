@@ -35,8 +35,14 @@ struct SlotMap: Sendable, Equatable {
         return codes.count != before
     }
 
+    /// Numbers a migration took out of use keep a key, so they are never handed out again:
+    /// `#3` for entity code 3, `Person.#5` for slot 5 of Person (Spec/OBJECT-STORE.md, O7).
+    static func retiredEntityKey(_ code: Int) -> String { "#\(code)" }
+    static func retiredSlotKey(_ entity: String, _ slot: Int) -> String { "\(entity).#\(slot)" }
+    static func isRetired(_ key: String) -> Bool { key.hasPrefix("#") || key.contains(".#") }
+
     /// Entity names by code, for reading to-one references.
     func entityNamesByCode() -> [Int: String] {
-        Dictionary(uniqueKeysWithValues: codes.filter { !$0.key.contains(".") }.map { ($0.value, $0.key) })
+        Dictionary(uniqueKeysWithValues: codes.filter { !$0.key.contains(".") && !Self.isRetired($0.key) }.map { ($0.value, $0.key) })
     }
 }

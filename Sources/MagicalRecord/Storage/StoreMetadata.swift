@@ -9,11 +9,15 @@ struct StoreMetadata {
         static let model = Array("model".utf8)
         static let versionHash = Array("versionHash".utf8)
         static let lastNumber = Array("lastNumber".utf8)
+        static let history = Array("history".utf8)
     }
 
     var model: ObjectModel
     var slots: SlotMap
     var lastNumber: Int64
+    /// The versions the store was written with before ``model``, oldest first, each with
+    /// the slots it had; nil for a store never migrated.
+    var history: JSONModelDescription?
 
     /// The metadata of `store`, or nil for a store the object layer has never written.
     static func load(from store: Store) throws -> StoreMetadata? {
@@ -34,8 +38,16 @@ struct StoreMetadata {
                 "the stored model's version hash is \(model.versionHash), but the store recorded \(String(decoding: hash, as: UTF8.self))"
             )
         }
+        var history: JSONModelDescription?
+        if let historyBytes = try tree.get(Key.history) {
+            do {
+                history = try JSONModelDescription(data: Data(historyBytes), source: "the store's model history")
+            } catch {
+                throw MagicalRecordError.damagedMetadata("the stored model history does not read: \(error)")
+            }
+        }
         return StoreMetadata(
-            model: model, slots: SlotMap(codes: description.currentSlots), lastNumber: decodeNumber(numberBytes)
+            model: model, slots: SlotMap(codes: description.currentSlots), lastNumber: decodeNumber(numberBytes), history: history
         )
     }
 
@@ -44,6 +56,7 @@ struct StoreMetadata {
         try tree.put(Key.model, Array(JSONModelDescription(model, slots: slots.codes).encoded()))
         try tree.put(Key.versionHash, Array(model.versionHash.utf8))
         try tree.put(Key.lastNumber, Self.encodeNumber(lastNumber))
+        if let history { try tree.put(Key.history, Array(history.encoded())) }
     }
 
     static func saveLastNumber(_ number: Int64, in transaction: WriteTransaction) throws {

@@ -1,0 +1,229 @@
+import MagicalStore
+
+/// Carries out a ``MigrationPlan`` inside one engine write transaction, so the store ends
+/// at the old model or the new one, never between (Spec/MIGRATION.md, "Running").
+///
+/// Trees that carry over as they are get renamed (O(1)); records that change are read from
+/// the snapshot the migration started from and bulk-loaded into fresh trees in key order;
+/// indexes and relationship trees built from stored data likewise.
+struct MigrationExecutor {
+    let plan: MigrationPlan
+    let sourceSlots: SlotMap
+    let snapshot: ReadTransaction
+    let transaction: WriteTransaction
+
+    func run() throws {
+        let stashed = try stashCarriedTrees()
+        for name in try transaction.treeNames() where Self.isObjectLayerTree(name) {
+            try transaction.dropTree(name)
+        }
+        for entity in plan.entities {
+            try build(entity, stashed: stashed)
+        }
+    }
+
+    private static func isObjectLayerTree(_ name: String) -> Bool {
+        name.hasPrefix("o.") || name.hasPrefix("i.") || name.hasPrefix("r.")
+    }
+
+    /// Renames every tree kept as it is out of the way (source and target names may
+    /// overlap, as in a swap): final name → temporary name.
+    private func stashCarriedTrees() throws -> [String: String] {
+        var stashed: [String: String] = [:]
+        func stash(_ tree: String, as final: String) throws {
+            let temporary = "mr.migrating.\(stashed.count)"
+            try transaction.renameTree(tree, to: temporary)
+            stashed[final] = temporary
+        }
+        for entity in plan.entities {
+            guard let source = entity.source else { continue }
+            let name = entity.target.name
+            if !entity.rewritesRecords { try stash(StoreLayout.objectTree(source.name), as: StoreLayout.objectTree(name)) }
+            for (attribute, tree) in entity.carriedIndexes { try stash(tree, as: StoreLayout.indexTree(name, attribute)) }
+            for (relationship, origin) in entity.toManySources {
+                if case .carried(let tree) = origin { try stash(tree, as: StoreLayout.relationshipTree(name, relationship)) }
+            }
+        }
+        return stashed
+    }
+
+    private func build(_ entity: EntityMigration, stashed: [String: String]) throws {
+        let name = entity.target.name
+        func tree(_ final: String, _ entries: () throws -> [(key: [UInt8], value: [UInt8])]) throws {
+            if let temporary = stashed[final] {
+                try transaction.renameTree(temporary, to: final)
+                return
+            }
+            let batch = try entries()
+            try transaction.createTree(final).putBatch(batch)
+        }
+        var moved: [Int: [Triple]] = [:]
+        var records: [(key: [UInt8], value: [UInt8])]?
+        if entity.rewritesRecords, let source = entity.source {
+            records = try rewrite(entity, source: source, moved: &moved)
+        }
+        try tree(StoreLayout.objectTree(name)) { records ?? [] }
+        let coder = try RecordCoder(entity: entity.target, slots: plan.slots)
+        for attribute in entity.target.indexedAttributes {
+            try tree(StoreLayout.indexTree(name, attribute)) {
+                try indexEntries(entity, attribute: attribute, coder: coder, records: records)
+            }
+        }
+        for (position, relationship) in entity.target.relationships.enumerated() where relationship.isToMany {
+            try tree(StoreLayout.relationshipTree(name, relationship.name)) {
+                try relationshipEntries(entity, relationship, moved: moved[position] ?? [])
+            }
+        }
+    }
+
+    // MARK: Records
+
+    /// A to-many entry: source object number, target entity code, target number.
+    typealias Triple = (source: Int64, code: Int, target: Int64)
+
+    private func rewrite(
+        _ entity: EntityMigration, source: Entity, moved: inout [Int: [Triple]]
+    ) throws -> [(key: [UInt8], value: [UInt8])] {
+        let rewriter = try RecordRewriter(entity, source: source, sourceSlots: sourceSlots, targetSlots: plan.slots)
+        var records: [(key: [UInt8], value: [UInt8])] = []
+        records.reserveCapacity(entity.objectCount)
+        let objects = try snapshot.tree(StoreLayout.objectTree(source.name))
+        try objects.forEachEntry { key, value in
+            let number = try StoreSnapshot.number(fromObjectKey: key, entity: source.name)
+            let record = try rewriter.rewrite(value, number: number) { position, code, target in
+                moved[position, default: []].append((number, code, target))
+            }
+            records.append((Array(key), record))
+            return true
+        }
+        return records
+    }
+
+    // MARK: Indexes
+
+    private func indexEntries(
+        _ entity: EntityMigration, attribute: String, coder: RecordCoder, records: [(key: [UInt8], value: [UInt8])]?
+    ) throws -> [(key: [UInt8], value: [UInt8])] {
+        guard let source = entity.source, entity.objectCount > 0,
+              let position = entity.target.attributes.firstIndex(where: { $0.name == attribute }) else { return [] }
+        var mask = [Bool](repeating: false, count: entity.target.attributes.count)
+        mask[position] = true
+        var values = coder.defaultAttributes
+        var entries: [(key: [UInt8], value: [UInt8])] = []
+        entries.reserveCapacity(entity.objectCount)
+        func add(_ number: Int64, _ record: UnsafeRawBufferPointer) throws {
+            try coder.decodeAttributes(record, number: number, mask: mask, into: &values)
+            entries.append((StoreLayout.indexKey(values[position], number), []))
+        }
+        if let records {
+            for record in records {
+                let number = try StoreSnapshot.number(fromObjectKey: record.key, entity: entity.target.name)
+                try record.value.withUnsafeBytes { try add(number, $0) }
+            }
+        } else {
+            // Records kept as they are read the same under the target's slots.
+            try snapshot.tree(StoreLayout.objectTree(source.name)).forEachEntry { key, value in
+                try add(try StoreSnapshot.number(fromObjectKey: key, entity: source.name), value)
+                return true
+            }
+        }
+        if attribute == entity.target.keyAttribute { try checkUnique(entries, entity: entity.target.name, attribute: attribute) }
+        return entries
+    }
+
+    /// A key attribute's values must stay unique (imports find objects by them).
+    private func checkUnique(_ entries: [(key: [UInt8], value: [UInt8])], entity: String, attribute: String) throws {
+        var seen: Set<[UInt8]> = []
+        for entry in entries {
+            guard let values = try? KeyEncoding.decode(entry.key), let value = values.first, value != .null else { continue }
+            let prefix = KeyEncoding.encode([value])
+            guard seen.insert(prefix).inserted else {
+                throw MagicalRecordError.migrationFailed(
+                    path: "", reason: "the key \(entity).\(attribute) would not be unique: several objects have the value \(value)"
+                )
+            }
+        }
+    }
+
+    // MARK: Relationships
+
+    private func relationshipEntries(
+        _ entity: EntityMigration, _ relationship: RelationshipDescription, moved: [Triple]
+    ) throws -> [(key: [UInt8], value: [UInt8])] {
+        guard let source = entity.source, entity.objectCount > 0 else { return [] }
+        var triples: [Triple] = []
+        switch entity.toManySources[relationship.name] ?? .empty {
+        case .empty, .carried:
+            return []
+        case .toOne:
+            triples = moved
+        case .reordered(let tree):
+            try snapshot.tree(tree).forEachEntry { key, value in
+                guard case .int(let number)? = try KeyEncoding.decode(Array(key)).first else { throw damagedTree(tree) }
+                let (code, target) = try Self.target(value, tree: tree)
+                triples.append((number, code, target))
+                return true
+            }
+        case .inverse(let inverses):
+            guard let code = sourceSlots.entityCode(source.name) else { return [] }
+            for inverse in inverses {
+                try collectInverse(inverse, pointingAt: code, into: &triples)
+            }
+        }
+        return Self.encode(triples, ordered: relationship.isOrdered)
+    }
+
+    /// The entries of `inverse` that point at objects of entity code `code`, turned round.
+    private func collectInverse(_ inverse: EntityMigration.InverseSource, pointingAt code: Int, into triples: inout [Triple]) throws {
+        guard let inverseCode = sourceSlots.entityCode(inverse.entity), plan.slots.entityNamesByCode()[inverseCode] != nil else { return }
+        if let tree = inverse.tree {
+            try snapshot.tree(tree).forEachEntry { key, value in
+                guard case .int(let number)? = try KeyEncoding.decode(Array(key)).first else { throw damagedTree(tree) }
+                let (targetCode, target) = try Self.target(value, tree: tree)
+                if targetCode == code { triples.append((target, inverseCode, number)) }
+                return true
+            }
+        } else if let position = inverse.toOnePosition, let entity = plan.source.entity(named: inverse.entity) {
+            let coder = try RecordCoder(entity: entity, slots: sourceSlots)
+            let mask = RecordCoder.DecodeMask(attributes: entity.attributes.map { _ in false }, relationships: true)
+            let names = sourceSlots.entityNamesByCode()
+            try snapshot.tree(StoreLayout.objectTree(inverse.entity)).forEachEntry { key, value in
+                let number = try StoreSnapshot.number(fromObjectKey: key, entity: inverse.entity)
+                let state = try coder.decode(value, number: number, attributes: mask)
+                if case .toOne(let target?) = state.relationships[position], target.entityName == names[code] {
+                    triples.append((target.number, inverseCode, number))
+                }
+                return true
+            }
+        }
+    }
+
+    private static func target(_ value: UnsafeRawBufferPointer, tree: String) throws -> (Int, Int64) {
+        var reader = ByteReader(value)
+        guard let code = reader.readVarint(), let number = reader.readVarint() else { throw damagedTree(tree) }
+        return (code, Int64(number))
+    }
+
+    /// Entries for a relationship tree: keyed by target, or by position in target-number
+    /// order for an ordered one.
+    private static func encode(_ triples: [Triple], ordered: Bool) -> [(key: [UInt8], value: [UInt8])] {
+        let sorted = triples.sorted { ($0.source, $0.target) < ($1.source, $1.target) }
+        var entries: [(key: [UInt8], value: [UInt8])] = []
+        entries.reserveCapacity(sorted.count)
+        var position: Int64 = 0
+        for (index, triple) in sorted.enumerated() {
+            position = index > 0 && sorted[index - 1].source == triple.source ? position + 1 : 0
+            var value: [UInt8] = []
+            value.appendVarint(triple.code)
+            value.appendVarint(Int(triple.target))
+            entries.append((KeyEncoding.encode([.int(triple.source), .int(ordered ? position : triple.target)]), value))
+        }
+        return entries
+    }
+
+    private static func damagedTree(_ tree: String) -> MagicalRecordError {
+        .damagedMetadata("the relationship tree \(tree) holds a malformed entry")
+    }
+
+    private func damagedTree(_ tree: String) -> MagicalRecordError { Self.damagedTree(tree) }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import MagicalStore
+
+/// Rewrites one entity's records for a migration, field by field: a field whose slot
+/// continues is copied byte for byte, a converted one is decoded, converted and written
+/// back under the same slot, a to-one that becomes a to-many is handed out for the
+/// relationship tree, and retired slots are dropped. With a transform, attributes are
+/// decoded, handed to it, and written from what it returns.
+struct RecordRewriter {
+    private enum Action {
+        case copy
+        case convert(EntityMigration.AttributeSource)
+        /// Handed to the transform: the source attribute position.
+        case collect(Int)
+        /// A to-one moving into the to-many at this target relationship position.
+        case move(Int)
+    }
+
+    private let migration: EntityMigration
+    private let source: Entity
+    private let entityCode: Int
+    /// By source slot; a slot without an action is dropped.
+    private let actions: [Int: Action]
+    private let targetSlots: [Int]
+    private let sourceDefaults: [AttributeValue]
+
+    init(_ migration: EntityMigration, source: Entity, sourceSlots: SlotMap, targetSlots: SlotMap) throws(MagicalRecordError) {
+        self.migration = migration
+        self.source = source
+        guard let code = sourceSlots.entityCode(source.name) else { throw .damagedMetadata("no entity code for \(source.name)") }
+        entityCode = code
+        func slot(_ name: String) throws(MagicalRecordError) -> Int {
+            guard let slot = sourceSlots.slot(source.name, name) else { throw .damagedMetadata("no slot for \(source.name).\(name)") }
+            return slot
+        }
+        var actions: [Int: Action] = [:]
+        if migration.transform != nil {
+            for (position, attribute) in source.attributes.enumerated() { actions[try slot(attribute.name)] = .collect(position) }
+        } else {
+            for case let origin? in migration.attributeSources {
+                actions[try slot(source.attributes[origin.position].name)] = origin.rewrites ? .convert(origin) : .copy
+            }
+        }
+        for sourcePosition in migration.toOneSources.values {
+            actions[try slot(source.relationships[sourcePosition].name)] = .copy
+        }
+        for (sourcePosition, targetPosition) in migration.movedToOnes {
+            actions[try slot(source.relationships[sourcePosition].name)] = .move(targetPosition)
+        }
+        self.actions = actions
+        var slots: [Int] = []
+        for attribute in migration.target.attributes {
+            guard let slot = targetSlots.slot(migration.target.name, attribute.name) else {
+                throw .damagedMetadata("no slot for \(migration.target.name).\(attribute.name)")
+            }
+            slots.append(slot)
+        }
+        self.targetSlots = slots
+        sourceDefaults = source.attributes.map(\.defaultValue)
+    }
+
+    /// The new record for object `number`; `moved` gets each to-one that becomes a to-many
+    /// entry (target relationship position, target's entity code, target's number).
+    func rewrite(
+        _ raw: UnsafeRawBufferPointer, number: Int64, moved: (Int, Int, Int64) -> Void
+    ) throws(MagicalRecordError) -> [UInt8] {
+        var reader = ByteReader(raw)
+        guard reader.read(UInt8.self) == RecordCoder.formatVersion, reader.readVarint() == entityCode,
+              let count = reader.readVarint() else { throw damaged(number) }
+        var fields: [UInt8] = []
+        fields.reserveCapacity(raw.count)
+        var written = 0
+        var collected = migration.transform == nil ? [] : sourceDefaults
+        for _ in 0..<count {
+            let start = reader.position
+            guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            if tag == RecordCoder.Tag.object {
+                guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
+                switch actions[slot] {
+                case .copy?:
+                    fields += raw[start..<reader.position]
+                    written += 1
+                case .move(let position)?:
+                    moved(position, code, Int64(target))
+                default: break
+                }
+                continue
+            }
+            switch actions[slot] {
+            case .copy?:
+                guard RecordCoder.skipValue(tag, &reader) else { throw damaged(number) }
+                fields += raw[start..<reader.position]
+                written += 1
+            case .convert(let origin)?:
+                guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
+                let converted = origin.apply(value)
+                guard !converted.isNull else { continue }
+                fields.appendVarint(slot)
+                RecordCoder.append(converted, to: &fields)
+                written += 1
+            case .collect(let position)?:
+                guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
+                collected[position] = value
+            default:
+                guard RecordCoder.skipValue(tag, &reader) else { throw damaged(number) }
+            }
+        }
+        guard reader.position == raw.count else { throw damaged(number) }
+        if let transform = migration.transform {
+            written += try transformed(collected, number: number, transform, into: &fields)
+        }
+        var record: [UInt8] = [RecordCoder.formatVersion]
+        record.reserveCapacity(fields.count + 8)
+        record.appendVarint(entityCode)
+        record.appendVarint(written)
+        record += fields
+        return record
+    }
+
+    /// Runs the transform on one object's attributes and appends the fields it leaves;
+    /// returns how many.
+    private func transformed(
+        _ sourceValues: [AttributeValue], number: Int64, _ transform: EntityTransform, into fields: inout [UInt8]
+    ) throws(MagicalRecordError) -> Int {
+        let target = migration.target
+        var values: [String: AttributeValue] = [:]
+        for (position, attribute) in target.attributes.enumerated() {
+            values[attribute.name] = migration.attributeSources[position].map { $0.apply(sourceValues[$0.position]) } ?? attribute.defaultValue
+        }
+        var object = MigratingObject(
+            entityName: target.name,
+            sourceValues: Dictionary(uniqueKeysWithValues: zip(source.attributes.map(\.name), sourceValues)),
+            values: values
+        )
+        let id = ObjectID(entityName: target.name, number: number)
+        do {
+            try transform(&object)
+        } catch {
+            throw .migrationFailed(path: "", reason: "the transform of \(target.name) failed on \(id): \(error)")
+        }
+        var written = 0
+        for (position, attribute) in target.attributes.enumerated() {
+            let value = object.values[attribute.name] ?? .null
+            guard attribute.type.accepts(value) else {
+                throw .migrationFailed(path: "", reason: "the transform of \(target.name) set \(attribute.name) of \(id) to \(value), not a \(attribute.type.rawValue)")
+            }
+            if value.isNull {
+                if !attribute.isOptional && attribute.defaultValue.isNull {
+                    throw .migrationFailed(path: "", reason: "the transform of \(target.name) left the required \(attribute.name) of \(id) without a value")
+                }
+                continue
+            }
+            fields.appendVarint(targetSlots[position])
+            RecordCoder.append(value, to: &fields)
+            written += 1
+        }
+        return written
+    }
+
+    private func damaged(_ number: Int64) -> MagicalRecordError {
+        .damagedRecord(ObjectID(entityName: source.name, number: number))
+    }
+}
