@@ -11,7 +11,7 @@ struct MRStore: ParsableCommand {
         discussion: "Every command takes the path of a store file. Object commands (fetch, count, aggregate, model) read the model the store was written with, so no model file is needed. Errors are printed with what went wrong and where; no command modifies a store it cannot trust.",
         subcommands: [
             ImportCommand.self, FetchCommand.self, CountCommand.self, AggregateCommand.self, ModelCommand.self,
-            InfoCommand.self, CheckCommand.self, CompactCommand.self, DemoCommand.self,
+            InfoCommand.self, CheckCommand.self, CompactCommand.self, MigrateCommand.self, DemoCommand.self,
         ]
     )
 }
