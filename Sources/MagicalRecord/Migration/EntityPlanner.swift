@@ -165,7 +165,12 @@ struct EntityPlanner {
         }
         let old = source.relationships[position]
         if originName != name {
-            step(name, "renamed from \(originName)", old.isToMany ? "relationship tree renamed" : "slot kept, nothing rewritten")
+            let method = switch (old.isToMany, relationship.isToMany) {
+            case (true, _): "relationship tree renamed"
+            case (false, false): "slot kept, nothing rewritten"
+            case (false, true): "its targets move into the new relationship tree"
+            }
+            step(name, "renamed from \(originName)", method)
         }
         let destination = mapping.sourceEntity(of: relationship.destination)
         if destination != old.destination {
