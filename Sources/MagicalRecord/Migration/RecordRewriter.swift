@@ -19,8 +19,8 @@ struct RecordRewriter {
     private let migration: EntityMigration
     private let source: Entity
     private let entityCode: Int
-    /// By source slot; a slot without an action is dropped.
-    private let actions: [Int: Action]
+    /// By source slot; a slot without an action (or beyond the array) is dropped.
+    private let actions: [Action?]
     private let targetSlots: [Int]
     private let sourceDefaults: [AttributeValue]
 
@@ -47,7 +47,9 @@ struct RecordRewriter {
         for (sourcePosition, targetPosition) in migration.movedToOnes {
             actions[try slot(source.relationships[sourcePosition].name)] = .move(targetPosition)
         }
-        self.actions = actions
+        var actionsBySlot = [Action?](repeating: nil, count: (actions.keys.max() ?? -1) + 1)
+        for (slot, action) in actions { actionsBySlot[slot] = action }
+        self.actions = actionsBySlot
         var slots: [Int] = []
         for attribute in migration.target.attributes {
             guard let slot = targetSlots.slot(migration.target.name, attribute.name) else {
@@ -67,18 +69,22 @@ struct RecordRewriter {
         var reader = ByteReader(raw)
         guard reader.read(UInt8.self) == RecordCoder.formatVersion, reader.readVarint() == entityCode,
               let count = reader.readVarint() else { throw damaged(number) }
-        var fields: [UInt8] = []
-        fields.reserveCapacity(raw.count)
+        // The header's count is known at the end: the fields go after room for the
+        // largest header, which is then written just before them.
+        let headerRoom = 1 + 10 + 10
+        var record = [UInt8](repeating: 0, count: headerRoom)
+        record.reserveCapacity(headerRoom + raw.count + 16)
         var written = 0
         var collected = migration.transform == nil ? [] : sourceDefaults
         for _ in 0..<count {
             let start = reader.position
             guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            let action = slot < actions.count ? actions[slot] : nil
             if tag == RecordCoder.Tag.object {
                 guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
-                switch actions[slot] {
+                switch action {
                 case .copy?:
-                    fields += raw[start..<reader.position]
+                    record.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
                     written += 1
                 case .move(let position)?:
                     moved(position, code, Int64(target))
@@ -86,17 +92,17 @@ struct RecordRewriter {
                 }
                 continue
             }
-            switch actions[slot] {
+            switch action {
             case .copy?:
                 guard RecordCoder.skipValue(tag, &reader) else { throw damaged(number) }
-                fields += raw[start..<reader.position]
+                record.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
                 written += 1
             case .convert(let origin)?:
                 guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
                 let converted = origin.apply(value)
                 guard !converted.isNull else { continue }
-                fields.appendVarint(slot)
-                RecordCoder.append(converted, to: &fields)
+                record.appendVarint(slot)
+                RecordCoder.append(converted, to: &record)
                 written += 1
             case .collect(let position)?:
                 guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
@@ -107,13 +113,13 @@ struct RecordRewriter {
         }
         guard reader.position == raw.count else { throw damaged(number) }
         if let transform = migration.transform {
-            written += try transformed(collected, number: number, transform, into: &fields)
+            written += try transformed(collected, number: number, transform, into: &record)
         }
-        var record: [UInt8] = [RecordCoder.formatVersion]
-        record.reserveCapacity(fields.count + 8)
-        record.appendVarint(entityCode)
-        record.appendVarint(written)
-        record += fields
+        let start = headerRoom - 1 - Self.varintLength(entityCode) - Self.varintLength(written)
+        record[start] = RecordCoder.formatVersion
+        var index = Self.writeVarint(entityCode, into: &record, at: start + 1)
+        index = Self.writeVarint(written, into: &record, at: index)
+        record.removeFirst(start)
         return record
     }
 
@@ -155,6 +161,29 @@ struct RecordRewriter {
             written += 1
         }
         return written
+    }
+
+    private static func varintLength(_ value: Int) -> Int {
+        var length = 1
+        var rest = UInt(value) >> 7
+        while rest != 0 {
+            length += 1
+            rest >>= 7
+        }
+        return length
+    }
+
+    /// Writes `value` as a varint (ByteCoding's form) at `index`; returns the index after it.
+    private static func writeVarint(_ value: Int, into bytes: inout [UInt8], at index: Int) -> Int {
+        var rest = UInt(value)
+        var index = index
+        while rest >= 0x80 {
+            bytes[index] = UInt8(rest & 0x7F) | 0x80
+            rest >>= 7
+            index += 1
+        }
+        bytes[index] = UInt8(rest)
+        return index + 1
     }
 
     private func damaged(_ number: Int64) -> MagicalRecordError {
