@@ -56,7 +56,10 @@ final class ObjectStore: Sendable {
             let isNew = metadata == nil
             var slots = metadata?.slots ?? SlotMap()
             let slotsChanged = slots.assign(model)
-            if (isNew || slotsChanged) && !options.readOnly {
+            // Defaults, delete rules and names are not in the hash (G4): the store still
+            // records the model it is now written with.
+            let modelChanged = metadata.map { $0.model.declarations != model.declarations || $0.model.versionName != model.versionName } ?? false
+            if (isNew || slotsChanged || modelChanged) && !options.readOnly {
                 try withStoreErrors { [store] in
                     try store.write { transaction in
                         try Self.createTrees(for: model, in: transaction)
