@@ -57,17 +57,35 @@ struct MigrationExecutor {
             let batch = try entries()
             try transaction.createTree(final).putBatch(batch)
         }
-        var moved: [Int: [Triple]] = [:]
-        var records: [(key: [UInt8], value: [UInt8])]?
-        if entity.rewritesRecords, let source = entity.source {
-            records = try rewrite(entity, source: source, moved: &moved)
-        }
-        try tree(StoreLayout.objectTree(name)) { records ?? [] }
         let coder = try RecordCoder(entity: entity.target, slots: plan.slots)
-        for attribute in entity.target.indexedAttributes {
-            try tree(StoreLayout.indexTree(name, attribute)) {
-                try indexEntries(entity, attribute: attribute, coder: coder, records: records)
+        var indexes = entity.target.indexedAttributes.filter { stashed[StoreLayout.indexTree(name, $0)] == nil }.compactMap {
+            IndexBuilder(entity: entity, attribute: $0, coder: coder)
+        }
+        var moved: [Int: [Triple]] = [:]
+        let objectTree = StoreLayout.objectTree(name)
+        if let temporary = stashed[objectTree] {
+            try transaction.renameTree(temporary, to: objectTree)
+            // Records kept as they are read the same under the target's slots.
+            if let source = entity.source, !indexes.isEmpty {
+                try snapshot.tree(StoreLayout.objectTree(source.name)).forEachEntry { key, value in
+                    let number = try StoreSnapshot.number(fromObjectKey: key, entity: source.name)
+                    for index in indexes.indices { try indexes[index].add(number, value) }
+                    return true
+                }
             }
+        } else if entity.rewritesRecords, let source = entity.source {
+            let loader = try transaction.makeLoader(forNewTree: objectTree)
+            try rewrite(entity, source: source, into: loader, moved: &moved) { number, record in
+                for index in indexes.indices { try indexes[index].add(number, record) }
+            }
+            try loader.finish()
+        } else {
+            try transaction.createTree(objectTree)
+        }
+        for attribute in entity.target.indexedAttributes {
+            let entries = indexes.first { $0.attribute == attribute }?.entries ?? []
+            if attribute == entity.target.keyAttribute { try checkUnique(entries, entity: name, attribute: attribute) }
+            try tree(StoreLayout.indexTree(name, attribute)) { entries }
         }
         for (position, relationship) in entity.target.relationships.enumerated() where relationship.isToMany {
             try tree(StoreLayout.relationshipTree(name, relationship.name)) {
@@ -81,54 +99,53 @@ struct MigrationExecutor {
     /// A to-many entry: source object number, target entity code, target number.
     typealias Triple = (source: Int64, code: Int, target: Int64)
 
+    /// Streams the source entity's records, rewritten, into `loader` in key order; `observe`
+    /// sees each new record.
     private func rewrite(
-        _ entity: EntityMigration, source: Entity, moved: inout [Int: [Triple]]
-    ) throws -> [(key: [UInt8], value: [UInt8])] {
+        _ entity: EntityMigration, source: Entity, into loader: TreeLoader, moved: inout [Int: [Triple]],
+        observe: (Int64, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         let rewriter = try RecordRewriter(entity, source: source, sourceSlots: sourceSlots, targetSlots: plan.slots)
-        var records: [(key: [UInt8], value: [UInt8])] = []
-        records.reserveCapacity(entity.objectCount)
         let objects = try snapshot.tree(StoreLayout.objectTree(source.name))
         try objects.forEachEntry { key, value in
             let number = try StoreSnapshot.number(fromObjectKey: key, entity: source.name)
             let record = try rewriter.rewrite(value, number: number) { position, code, target in
                 moved[position, default: []].append((number, code, target))
             }
-            records.append((Array(key), record))
+            try record.withUnsafeBytes { try observe(number, $0) }
+            try loader.append(Array(key), record)
             return true
         }
-        return records
     }
 
     // MARK: Indexes
 
-    private func indexEntries(
-        _ entity: EntityMigration, attribute: String, coder: RecordCoder, records: [(key: [UInt8], value: [UInt8])]?
-    ) throws -> [(key: [UInt8], value: [UInt8])] {
-        guard let source = entity.source, entity.objectCount > 0,
-              let position = entity.target.attributes.firstIndex(where: { $0.name == attribute }) else { return [] }
-        var mask = [Bool](repeating: false, count: entity.target.attributes.count)
-        mask[position] = true
-        var values = coder.defaultAttributes
-        var entries: [(key: [UInt8], value: [UInt8])] = []
-        entries.reserveCapacity(entity.objectCount)
-        func add(_ number: Int64, _ record: UnsafeRawBufferPointer) throws {
+    /// Collects the entries of one index to build from the records it sees.
+    private struct IndexBuilder {
+        let attribute: String
+        private let position: Int
+        private let mask: [Bool]
+        private let coder: RecordCoder
+        private var values: [AttributeValue]
+        private(set) var entries: [(key: [UInt8], value: [UInt8])] = []
+
+        init?(entity: EntityMigration, attribute: String, coder: RecordCoder) {
+            guard entity.source != nil, entity.objectCount > 0,
+                  let position = entity.target.attributes.firstIndex(where: { $0.name == attribute }) else { return nil }
+            self.attribute = attribute
+            self.position = position
+            var mask = [Bool](repeating: false, count: entity.target.attributes.count)
+            mask[position] = true
+            self.mask = mask
+            self.coder = coder
+            values = coder.defaultAttributes
+            entries.reserveCapacity(entity.objectCount)
+        }
+
+        mutating func add(_ number: Int64, _ record: UnsafeRawBufferPointer) throws {
             try coder.decodeAttributes(record, number: number, mask: mask, into: &values)
             entries.append((StoreLayout.indexKey(values[position], number), []))
         }
-        if let records {
-            for record in records {
-                let number = try StoreSnapshot.number(fromObjectKey: record.key, entity: entity.target.name)
-                try record.value.withUnsafeBytes { try add(number, $0) }
-            }
-        } else {
-            // Records kept as they are read the same under the target's slots.
-            try snapshot.tree(StoreLayout.objectTree(source.name)).forEachEntry { key, value in
-                try add(try StoreSnapshot.number(fromObjectKey: key, entity: source.name), value)
-                return true
-            }
-        }
-        if attribute == entity.target.keyAttribute { try checkUnique(entries, entity: entity.target.name, attribute: attribute) }
-        return entries
     }
 
     /// A key attribute's values must stay unique (imports find objects by them).

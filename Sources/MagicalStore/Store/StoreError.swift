@@ -29,6 +29,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case treeNotFound(String)
     case treeExists(String)
     case invalidOption(String)
+    /// A ``TreeLoader`` was given a key not above the one before it.
+    case keysOutOfOrder(tree: String)
 }
 
 extension StoreError: CustomStringConvertible, LocalizedError {
@@ -68,6 +70,9 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "a tree named \"\(name)\" already exists"
         case .invalidOption(let message):
             return "invalid option: \(message)"
+        case .keysOutOfOrder(let tree):
+            return "keys loaded into \"\(tree)\" must strictly ascend"
+
         }
     }
 

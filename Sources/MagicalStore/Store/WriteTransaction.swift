@@ -58,6 +58,15 @@ public final class WriteTransaction {
         return TreeWriter(tree: tree, transaction: self)
     }
 
+    /// Creates the tree `name` and returns a loader that fills it from entries in strictly
+    /// ascending key order, bottom-up, with full pages and no searching: for building a
+    /// whole tree (a migration's rewritten records) without first collecting its entries.
+    /// Throws ``StoreError/treeExists(_:)`` when the name is taken.
+    public func makeLoader(forNewTree name: String) throws -> TreeLoader {
+        let writer = try createTree(name)
+        return TreeLoader(name: name, tree: writer.tree, transaction: self)
+    }
+
     /// The tree named `name`, created when missing.
     public func openTree(_ name: String) throws -> TreeWriter {
         if let tree = try treeIfPresent(name) { return tree }
