@@ -81,10 +81,11 @@ import MagicalStore
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 
-    /// MAGICALRECORD_MIGRATION_KILLS trials (default 6) of SIGKILL during a migration.
+    /// MAGICALRECORD_MIGRATION_KILLS trials (default 6) of SIGKILL during a migration of a
+    /// store of MAGICALRECORD_MIGRATION_RECORDS people (default 20,000).
     @Test func aKillAtAnyMomentLeavesTheOldModelOrTheNewOneWhole() throws {
         let trials = ProcessInfo.processInfo.environment["MAGICALRECORD_MIGRATION_KILLS"].flatMap(Int.init) ?? 6
-        let records = 20_000
+        let records = ProcessInfo.processInfo.environment["MAGICALRECORD_MIGRATION_RECORDS"].flatMap(Int.init) ?? 20_000
         let directory = Command.Directory()
         let pristine = directory.path + "/pristine.store"
         #expect(try Command.run("demo", pristine, "--records", String(records)).status == 0)

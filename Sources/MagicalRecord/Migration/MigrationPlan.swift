@@ -52,7 +52,8 @@ public struct MigrationStep: Sendable, Hashable, CustomStringConvertible {
     /// Whether records are rewritten or trees built from stored data (cost O(objects)).
     public let rewritesData: Bool
 
-    public var description: String { "\(subject): \(change): \(method)" }
+    /// `Person.age: type changed from Integer 16 to Double: records rewritten (3 objects) [rewrites data]`.
+    public var description: String { "\(subject): \(change): \(method)\(rewritesData ? " [rewrites data]" : "")" }
 }
 
 /// A change a migration cannot carry out without user code, and why.
