@@ -115,10 +115,10 @@ struct RecordRewriter {
         if let transform = migration.transform {
             written += try transformed(collected, number: number, transform, into: &record)
         }
-        let start = headerRoom - 1 - Self.varintLength(entityCode) - Self.varintLength(written)
+        let start = headerRoom - 1 - varintSize(entityCode) - varintSize(written)
         record[start] = RecordCoder.formatVersion
-        var index = Self.writeVarint(entityCode, into: &record, at: start + 1)
-        index = Self.writeVarint(written, into: &record, at: index)
+        let countOffset = record.storeVarint(entityCode, at: start + 1)
+        _ = record.storeVarint(written, at: countOffset)
         record.removeFirst(start)
         return record
     }
@@ -161,29 +161,6 @@ struct RecordRewriter {
             written += 1
         }
         return written
-    }
-
-    private static func varintLength(_ value: Int) -> Int {
-        var length = 1
-        var rest = UInt(value) >> 7
-        while rest != 0 {
-            length += 1
-            rest >>= 7
-        }
-        return length
-    }
-
-    /// Writes `value` as a varint (ByteCoding's form) at `index`; returns the index after it.
-    private static func writeVarint(_ value: Int, into bytes: inout [UInt8], at index: Int) -> Int {
-        var rest = UInt(value)
-        var index = index
-        while rest >= 0x80 {
-            bytes[index] = UInt8(rest & 0x7F) | 0x80
-            rest >>= 7
-            index += 1
-        }
-        bytes[index] = UInt8(rest)
-        return index + 1
     }
 
     private func damaged(_ number: Int64) -> MagicalRecordError {

@@ -19,6 +19,20 @@ extension Array where Element == UInt8 {
         append(UInt8(remaining))
     }
 
+    /// Overwrites `varintSize(value)` bytes at `offset` with `value` as a varint; returns
+    /// the offset after it (for a header written once what follows it is known).
+    public mutating func storeVarint(_ value: Int, at offset: Int) -> Int {
+        var remaining = UInt64(value)
+        var offset = offset
+        while remaining >= 0x80 {
+            self[offset] = UInt8(truncatingIfNeeded: remaining) | 0x80
+            remaining >>= 7
+            offset += 1
+        }
+        self[offset] = UInt8(remaining)
+        return offset + 1
+    }
+
     /// Overwrites `T.bitWidth / 8` bytes at `offset`.
     mutating func storeLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self) }
@@ -34,7 +48,7 @@ extension UnsafeRawBufferPointer {
 }
 
 /// Size in bytes of `value` as a varint.
-func varintSize(_ value: Int) -> Int {
+public func varintSize(_ value: Int) -> Int {
     var size = 1
     var remaining = UInt64(value) >> 7
     while remaining != 0 {

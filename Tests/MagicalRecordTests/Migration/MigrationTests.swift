@@ -21,6 +21,10 @@ import Testing
          "relationships": [{"name": "people", "destination": "Person", "inverse": "department", "toMany": true}]}
         """#
     static func v1() throws -> ObjectModel { try MigrationFixture.model("V1", "[\(person), \(department)]") }
+    /// V1 with Person.name a Date: a change no migration infers.
+    static func nameAsDate() throws -> ObjectModel {
+        try MigrationFixture.model("V2", "[\(person.replacingOccurrences(of: #""name", "type": "String""#, with: #""name", "type": "Date""#)), \(department)]")
+    }
 
     /// Three people in two departments.
     static func populate(_ context: ManagedObjectContext) throws {
@@ -150,7 +154,7 @@ import Testing
     @Test func aTransformThatThrowsLeavesTheStoreAsItWas() throws {
         let fixture = MigrationFixture()
         try fixture.write(try Self.v1(), Self.populate)
-        let v2 = try MigrationFixture.model("V2", "[\(replacing(Self.person, [(#""name", "type": "String""#, #""name", "type": "Date""#)])), \(Self.department)]")
+        let v2 = try Self.nameAsDate()
         struct Refusal: Error {}
         let before = fixture.bytes
         let result = Result { () throws(MagicalRecordError) in
@@ -274,7 +278,7 @@ import Testing
     @Test func theDevelopmentOptionDeletesOnlyWhenAskedAndLogsIt() throws {
         let fixture = MigrationFixture()
         try fixture.write(try Self.v1(), Self.populate)
-        let v2 = try MigrationFixture.model("V2", "[\(replacing(Self.person, [(#""name", "type": "String""#, #""name", "type": "Date""#)])), \(Self.department)]")
+        let v2 = try Self.nameAsDate()
         let stack = try PersistentStack(storeAt: fixture.url, model: v2, onModelMismatch: .deleteAndRecreate)
         #expect(try stack.all("Person").isEmpty)
         #expect(stack.modelHistory == nil)
