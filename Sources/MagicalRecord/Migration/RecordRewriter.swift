@@ -6,8 +6,8 @@ import MagicalStore
 /// back under the same slot, a to-one that becomes a to-many is handed out for the
 /// relationship tree, and retired slots are dropped. With a transform, attributes are
 /// decoded, handed to it, and written from what it returns.
-struct RecordRewriter {
-    private enum Action {
+struct RecordRewriter: Sendable {
+    private enum Action: Sendable {
         case copy
         case convert(EntityMigration.AttributeSource)
         /// Handed to the transform: the source attribute position.
