@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Appends one transaction's frames to the end of the log (Spec sections 3 and 5).
 ///
 /// Frames are gathered in a buffer and written in large sequential pieces; nothing is
@@ -55,25 +57,106 @@ final class LogWriter {
     }
 
     /// Writes a dirty subtree bottom-up, children and overflow values before their parent
-    /// (F18), and returns the subtree's page offset.
+    /// (F18), and returns the subtree's page offset. A large subtree's leaves are encoded and
+    /// compressed on every core first, then appended in key order, then its branches.
     func writeSubtree(_ reference: ChildReference) throws -> UInt64 {
+        guard case .dirty(let root) = reference else {
+            if case .page(let offset) = reference { return offset }
+            return 0
+        }
+        var leaves: [DirtyNode] = []
+        Self.collectDirtyLeaves(root, into: &leaves)
+        var written: [ObjectIdentifier: UInt64] = [:]
+        if leaves.count >= Self.parallelLeafThreshold {
+            written = try writeLeavesInParallel(leaves)
+        }
+        return try writeNode(.dirty(root), written: written)
+    }
+
+    private func writeNode(_ reference: ChildReference, written: [ObjectIdentifier: UInt64]) throws -> UInt64 {
         guard case .dirty(let node) = reference else {
             if case .page(let offset) = reference { return offset }
             return 0
         }
+        if let offset = written[ObjectIdentifier(node)] { return offset }
         if node.isLeaf {
-            for index in node.values.indices {
-                if case .pendingOverflow(let bytes) = node.values[index] {
-                    let (offset, size) = try append(.overflow, payload: bytes)
-                    node.values[index] = .overflow(OverflowReference(offset: offset, frameSize: UInt32(size), length: UInt32(bytes.count)))
-                }
-            }
+            try writeOverflowValues(of: node)
             PageEncoder.leaf(keys: node.keys, values: node.values, into: &scratch)
             return try appendPage(isLeaf: true)
         }
-        let children = try node.children.map { try writeSubtree($0) }
+        let children = try node.children.map { try writeNode($0, written: written) }
         PageEncoder.branch(separators: node.keys, children: children, into: &scratch)
         return try appendPage(isLeaf: false)
+    }
+
+    /// Dirty leaves at or below 100 of them are written one by one: not worth the threads.
+    private static let parallelLeafThreshold = 100
+    private static let leavesPerRound = 512
+
+    private static func collectDirtyLeaves(_ node: DirtyNode, into leaves: inout [DirtyNode]) {
+        guard !node.isLeaf else {
+            leaves.append(node)
+            return
+        }
+        for case .dirty(let child) in node.children { collectDirtyLeaves(child, into: &leaves) }
+    }
+
+    private func writeOverflowValues(of leaf: DirtyNode) throws {
+        for index in leaf.values.indices {
+            if case .pendingOverflow(let bytes) = leaf.values[index] {
+                let (offset, size) = try append(.overflow, payload: bytes)
+                leaf.values[index] = .overflow(OverflowReference(offset: offset, frameSize: UInt32(size), length: UInt32(bytes.count)))
+            }
+        }
+    }
+
+    /// Encodes and frames `leaves` a round at a time on every core, then appends the frames
+    /// in order; returns each leaf's page offset.
+    private func writeLeavesInParallel(_ leaves: [DirtyNode]) throws -> [ObjectIdentifier: UInt64] {
+        var offsets: [ObjectIdentifier: UInt64] = [:]
+        offsets.reserveCapacity(leaves.count)
+        let (transaction, compress) = (self.transaction, self.compress)
+        var start = 0
+        while start < leaves.count {
+            let round = Array(leaves[start..<min(start + Self.leavesPerRound, leaves.count)])
+            start += round.count
+            for leaf in round { try writeOverflowValues(of: leaf) }
+            var frames = [(frame: [UInt8], payload: [UInt8])](repeating: ([], []), count: round.count)
+            frames.withUnsafeMutableBufferPointer { results in
+                // Each task reads its own leaf (no longer changed) and fills its own slot.
+                let results = UncheckedSendable(results)
+                let nodes = UncheckedSendable(round)
+                DispatchQueue.concurrentPerform(iterations: round.count) { index in
+                    var payload: [UInt8] = []
+                    PageEncoder.leaf(keys: nodes.value[index].keys, values: nodes.value[index].values, into: &payload)
+                    var frame: [UInt8] = []
+                    payload.withUnsafeBytes {
+                        _ = FrameEncoder.append(type: .leaf, payload: $0, transaction: transaction, compress: compress, to: &frame)
+                    }
+                    results.value[index] = (frame, payload)
+                }
+            }
+            for (leaf, encoded) in zip(round, frames) {
+                let offset = try appendFrame(encoded.frame)
+                if retainsPages, let page = try? PageNode(
+                    offset: offset, frameSize: UInt64(encoded.frame.count), transaction: transaction, isLeaf: true, payload: encoded.payload
+                ) {
+                    writtenPages.append(page)
+                }
+                offsets[ObjectIdentifier(leaf)] = offset
+            }
+        }
+        return offsets
+    }
+
+    /// Appends a frame encoded elsewhere; returns its offset.
+    private func appendFrame(_ frame: [UInt8]) throws -> UInt64 {
+        let offset = position
+        buffer.append(contentsOf: frame)
+        position += UInt64(frame.count)
+        bytesAppended += UInt64(frame.count)
+        if buffer.count >= Self.flushThreshold { try flush() }
+        return offset
     }
 
     private func appendPage(isLeaf: Bool) throws -> UInt64 {
@@ -83,4 +166,11 @@ final class LogWriter {
         }
         return offset
     }
+}
+
+/// What the tasks of one `concurrentPerform` share: leaves they only read, a buffer each
+/// fills at its own index.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
