@@ -55,6 +55,7 @@ import MagicalStore
         let count = try Command.run("count", store, "--entity", "Person", "--where", "surname != nil AND age >= 18.0")
         #expect(count.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("500"), "\(count.output) \(count.errors)")
         #expect(try Command.run("check", store).status == 0)
+        #expect(try Command.run("model", store).output.hasPrefix("migrated from: Demo ("))
         // Already there: nothing to do.
         let again = try Command.run("migrate", store, "--model", model)
         #expect(again.status == 0)

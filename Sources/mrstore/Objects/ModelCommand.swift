@@ -6,7 +6,7 @@ struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Print the model a store was written with.",
-        discussion: "Entities with their attributes, relationships and user info, and the model's version hash; with --json, the store's JSON model description (Spec/MODEL.md), slot map included."
+        discussion: "Entities with their attributes, relationships and user info, and the model's version hash, after the versions the store was migrated from (if any); with --json, the store's JSON model description (Spec/MODEL.md), slot map included."
     )
 
     @Argument(help: "The store file.")
@@ -21,6 +21,9 @@ struct ModelCommand: ParsableCommand {
         if json {
             print(String(decoding: stack.modelDescription.encoded(prettyPrinted: true), as: UTF8.self))
         } else {
+            if let history = stack.modelHistory {
+                print("migrated from: " + history.versions.all.map { "\($0.versionName ?? "unnamed") (\($0.versionHash.prefix(8)))" }.joined(separator: ", "))
+            }
             print(stack.model.summary, terminator: "")
         }
     }
