@@ -52,6 +52,10 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "FuzzReplayTests",
+            dependencies: ["MagicalRecord", "MagicalStore"]
+        ),
+        .testTarget(
             name: "mrstoreTests",
             dependencies: ["mrstore", "MagicalStore", "MagicalRecord"]
         ),

@@ -1,6 +1,8 @@
 // swift-tools-version: 6.0
 // libFuzzer targets, kept out of the main package so its builds never see them.
-// Build and run with `make fuzz` from the top (recipe in ../shared/TOOLCHAIN.md).
+// Build and run with `make fuzz` from the top (recipe in ../shared/TOOLCHAIN.md). Each
+// target's check lives in Tests/FuzzReplayTests/Entries (linked into its folder), so
+// `make test` replays the corpora through the same code without the sanitizer build.
 import Foundation
 import PackageDescription
 
@@ -29,6 +31,17 @@ let package = Package(
                 .product(name: "MagicalRecord", package: rootPackage),
                 .product(name: "MagicalStore", package: rootPackage),
             ]
+        ),
+        .executableTarget(
+            name: "FuzzPredicate",
+            dependencies: [
+                .product(name: "MagicalRecord", package: rootPackage),
+                .product(name: "MagicalStore", package: rootPackage),
+            ]
+        ),
+        .executableTarget(
+            name: "FuzzModelXML",
+            dependencies: [.product(name: "MagicalRecord", package: rootPackage)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,20 +2,20 @@ import Foundation
 import MagicalStore
 @testable import MagicalRecord
 
+/// Shared by the libFuzzer target (Fuzz/) and the corpus replay in `make test`.
+///
 /// Arbitrary bytes imported as JSON records into a store that already holds objects, with
 /// options picked by the first byte. The import succeeds, or fails with a typed import
 /// error leaving the context and the store exactly as they were; after a success the
 /// context saves, and what the store then holds reads back.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size > 0 else { return 0 }
-    let flags = data[0]
+func fuzzImport(_ input: UnsafeRawBufferPointer) {
+    guard let flags = input.first else { return }
     let options = ImportOptions(
         nullAsAbsent: flags & 1 != 0, skipInvalid: flags & 2 != 0,
         relationshipPolicy: flags & 4 != 0 ? .replace : nil, allowsTrailingCommas: flags & 8 != 0,
         batchSize: Int(flags >> 4) + 1
     )
-    let json = Data(bytes: data + 1, count: size - 1)
+    let json = Data(input.dropFirst())
     do {
         let (root, main) = try makeStack()
         let before = try dump(main)
@@ -27,7 +27,7 @@ public func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let (context, store) = (try dump(main), try dump(root))
             precondition(context == before, "a failed import changed the context")
             precondition(store == stored, "a failed import changed the store")
-            return 0
+            return
         }
         do {
             try main.saveToPersistentStore()
@@ -37,17 +37,16 @@ public func fuzzImport(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard case .validation = error else { preconditionFailure("save failed: \(error)") }
             let store = try dump(root)
             precondition(store == stored, "a refused save changed the store")
-            return 0
+            return
         }
         let (store, context) = (try dump(root), try dump(main))
         precondition(store == context, "the store does not hold what was saved")
     } catch {
         preconditionFailure("unexpected error: \(error)")
     }
-    return 0
 }
 
-private let model: ObjectModel = {
+private let importModel: ObjectModel = {
     do {
         return try ObjectModel(entities: [
             EntityDescription("Band", relatedBy: "bandID") {
@@ -82,7 +81,7 @@ private let model: ObjectModel = {
 /// A store with a few saved objects and a few unsaved ones on top.
 private func makeStack() throws -> (ManagedObjectContext, ManagedObjectContext) {
     let options = StoreOptions(durability: .none, fileSystem: MemoryFileSystem(tracksDurability: false))
-    let store = try ObjectStore(path: "/fuzz.store", model: model, options: options)
+    let store = try ObjectStore(path: "/fuzz.store", model: importModel, options: options)
     let (root, main) = ObjectStack(store: store).makeContexts()
     try main.importRecords(from: Data(#"[{"bandID": 1, "title": "a", "members": [1, 2], "genres": ["x"]}, {"bandID": 2}]"#.utf8), entityName: "Band")
     try main.saveToPersistentStore()
@@ -93,7 +92,7 @@ private func makeStack() throws -> (ManagedObjectContext, ManagedObjectContext) 
 /// Every object a context sees, with its values and relationships, in a stable order.
 private func dump(_ context: ManagedObjectContext) throws -> String {
     var lines: [String] = []
-    for entity in model.entities {
+    for entity in importModel.entities {
         for object in try context.fetch(FetchRequest(entityName: entity.name)) {
             var fields = entity.attributes.map { "\($0.name)=\(object[$0.name])" }
             for relationship in entity.relationships {

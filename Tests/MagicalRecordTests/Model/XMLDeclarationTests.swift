@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+@testable import MagicalRecord
+
+/// Model files are UTF-8: other encodings are refused with a typed error before libxml2,
+/// whose UTF-7 converter crashed on a damaged file (Fuzz/regressions/FuzzModelXML).
+@Suite struct XMLDeclarationTests {
+    private func read(_ bytes: [UInt8]) -> Result<[EntityDescription], ModelError> {
+        Result { () throws(ModelError) in try XcodeContentsParser.entities(from: Data(bytes), source: "contents") }
+    }
+
+    private static let body = #"<model><entity name="A"><attribute name="x" attributeType="String"/></entity></model>"#
+
+    @Test(arguments: [#"<?xml version="1.0" encoding="UTF-8"?>"#, #"<?xml version='1.0' encoding='utf-8'?>"#, #"<?xml version="1.0"?>"#, ""])
+    func utf8AndUndeclaredEncodingsRead(declaration: String) throws {
+        let entities = try read(Array((declaration + Self.body).utf8)).get()
+        #expect(entities.map(\.name) == ["A"])
+        #expect(try read([0xEF, 0xBB, 0xBF] + Array((declaration + Self.body).utf8)).get().count == 1)
+    }
+
+    @Test(arguments: ["UTF-7", "UTF-16", "ISO-8859-1", "EBCDIC-US"])
+    func otherDeclaredEncodingsAreRefused(encoding: String) {
+        guard case .failure(.unreadable(let source, let reason)) = read(Array((#"<?xml version="1.0" encoding="\#(encoding)"?>"# + Self.body).utf8)) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(source == "contents")
+        #expect(reason.contains(encoding))
+    }
+
+    @Test func bytesThatAreNotUTF8AreRefused() {
+        var utf16: [UInt8] = [0xFF, 0xFE]
+        for unit in Self.body.utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        guard case .failure(.unreadable(_, let reason)) = read(utf16) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(reason.contains("not UTF-8"))
+    }
+}
