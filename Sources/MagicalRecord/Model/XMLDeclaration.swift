@@ -1,12 +1,16 @@
 import Foundation
 
 /// Model `contents` files are UTF-8 (Xcode writes nothing else). Anything else is refused
-/// before libxml2 sees it: its converters for other declared encodings (UTF-7, found by
-/// fuzzing) crash the process on damaged input instead of reporting an error.
+/// before libxml2 sees it: when it switches to another encoding, declared (UTF-7) or
+/// guessed from NUL bytes (UCS-4), it crashes the process on damaged input instead of
+/// reporting an error (both found by fuzzing; Fuzz/regressions/FuzzModelXML).
 enum XMLDeclaration {
-    /// Nil when `data` is UTF-8 text whose XML declaration, if any, declares UTF-8 or no
-    /// encoding; otherwise what is wrong.
+    /// Nil when `data` is UTF-8 text without NUL characters (XML allows none) whose XML
+    /// declaration, if any, declares UTF-8 or no encoding; otherwise what is wrong.
     static func encodingProblem(in data: Data) -> String? {
+        if let offset = data.firstIndex(of: 0) {
+            return "byte \(offset - data.startIndex) is NUL, which XML does not allow (model files are UTF-8 text)"
+        }
         guard let text = String(validating: data, as: UTF8.self) else {
             return "the file is not UTF-8 text (model files are UTF-8)"
         }

@@ -3,7 +3,7 @@ import Testing
 @testable import MagicalRecord
 
 /// Model files are UTF-8: other encodings are refused with a typed error before libxml2,
-/// whose UTF-7 converter crashed on a damaged file (Fuzz/regressions/FuzzModelXML).
+/// which crashed switching to UTF-7 or guessing UCS-4 from NUL bytes (Fuzz/regressions/FuzzModelXML).
 @Suite struct XMLDeclarationTests {
     private func read(_ bytes: [UInt8]) -> Result<[EntityDescription], ModelError> {
         Result { () throws(ModelError) in try XcodeContentsParser.entities(from: Data(bytes), source: "contents") }
@@ -28,10 +28,18 @@ import Testing
         #expect(reason.contains(encoding))
     }
 
+    @Test func nulBytesAreRefusedBeforeLibxml2GuessesAnEncodingFromThem() {
+        guard case .failure(.unreadable(_, let reason)) = read([0, 0, 0, 0x3C] + Array(Self.body.utf8)) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(reason.contains("byte 0 is NUL"))
+    }
+
     @Test func bytesThatAreNotUTF8AreRefused() {
-        var utf16: [UInt8] = [0xFF, 0xFE]
-        for unit in Self.body.utf16 { utf16 += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
-        guard case .failure(.unreadable(_, let reason)) = read(utf16) else {
+        // Latin-1 "é" (0xE9) in an entity name.
+        let latin1 = Array(#"<model><entity name="Caf"#.utf8) + [0xE9] + Array(#""/></model>"#.utf8)
+        guard case .failure(.unreadable(_, let reason)) = read(latin1) else {
             Issue.record("expected a refusal")
             return
         }
