@@ -32,7 +32,7 @@ final class XcodeContentsParser: NSObject, XMLParserDelegate {
 
     /// The entities of a `contents` file, in file order. `source` names it in errors.
     static func entities(from data: Data, source: String) throws(ModelError) -> [EntityDescription] {
-        if let problem = XMLDeclaration.encodingProblem(in: data) { throw .unreadable(source: source, reason: problem) }
+        if let problem = XMLScreening.problem(in: data) { throw .unreadable(source: source, reason: problem) }
         let reader = XcodeContentsParser(source: source)
         let parser = XMLParser(data: data)
         parser.delegate = reader

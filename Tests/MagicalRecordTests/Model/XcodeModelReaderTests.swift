@@ -361,7 +361,7 @@ import Testing
         ("<model><entity name=\"A\"><attribute name=\"x\" attributeType=\"String\"><userInfo><entry value=\"v\"/></userInfo></attribute></entity></model>",
          "line 1: a userInfo <entry> of attribute A.x has no key"),
         ("<!DOCTYPE model [<!ENTITY secret SYSTEM \"file:///etc/hostname\">]>\n<model><entity name=\"&secret;\"/></model>",
-         "line 2: malformed XML (parser error 29)"),
+         "it holds a document type declaration (<!DOCTYPE), which model files do not have"),
     ]
 
     @Test(arguments: damagedContents)

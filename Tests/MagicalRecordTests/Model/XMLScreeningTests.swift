@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import MagicalRecord
 
-/// Model files are UTF-8: other encodings are refused with a typed error before libxml2,
-/// which crashed switching to UTF-7 or guessing UCS-4 from NUL bytes (Fuzz/regressions/FuzzModelXML).
-@Suite struct XMLDeclarationTests {
+/// What model files may hold: other encodings, processing instructions and DTDs are refused
+/// with a typed error before libxml2, which crashed on some of them (Fuzz/regressions/FuzzModelXML).
+@Suite struct XMLScreeningTests {
     private func read(_ bytes: [UInt8]) -> Result<[EntityDescription], ModelError> {
         Result { () throws(ModelError) in try XcodeContentsParser.entities(from: Data(bytes), source: "contents") }
     }
@@ -44,5 +44,14 @@ import Testing
             return
         }
         #expect(reason.contains("not UTF-8"))
+    }
+
+    @Test(arguments: ["<?x?>", "<?target some data?>", "<!DOCTYPE model [<!ENTITY a \"b\">]>"])
+    func processingInstructionsAndDTDsAreRefused(prefix: String) {
+        guard case .failure(.unreadable(_, let reason)) = read(Array((#"<?xml version="1.0"?>"# + prefix + Self.body).utf8)) else {
+            Issue.record("expected a refusal")
+            return
+        }
+        #expect(reason.contains("processing instruction") || reason.contains("document type"))
     }
 }
