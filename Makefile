@@ -59,7 +59,7 @@ fuzz: deps
 		mkdir -p Fuzz/corpus-work/$$target; \
 		cp -n Fuzz/corpus/$$target/* Fuzz/corpus-work/$$target/ 2>/dev/null || true; \
 		leaks=1; [ $$target = FuzzModelXML ] && leaks=0; \
-		(cd Fuzz && SWIFT_BACKTRACE=enable=no .build-fuzz/debug/$$target -detect_leaks=$$leaks \
+		(cd Fuzz && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=$$leaks .build-fuzz/debug/$$target -detect_leaks=$$leaks \
 			-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 corpus-work/$$target) || exit 1; \
 	done
 
