@@ -12,8 +12,6 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     public let incompatibilities: [MigrationIncompatibility]
 
     let entities: [EntityMigration]
-    /// Source concrete entities whose objects and trees go.
-    let droppedEntities: [String]
     let slots: SlotMap
 
     /// Whether the migration can run.

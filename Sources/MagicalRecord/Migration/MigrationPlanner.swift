@@ -51,14 +51,9 @@ struct MigrationPlanner {
             incompatibilities += planner.incompatibilities
             entities.append(migration)
         }
-        var dropped: [String] = []
         for entity in source.entities where !continued.contains(entity.name) {
             let count = entity.isAbstract ? 0 : objectCounts[entity.name] ?? 0
             steps.append(.init(subject: entity.name, change: "entity removed", method: count > 0 ? "its \(count) objects and trees dropped" : "its trees dropped", rewritesData: false))
-        }
-        for entity in source.entities where !entity.isAbstract {
-            let target = mapping.targetEntity(of: entity.name).flatMap { self.target.entity(named: $0) }
-            if target == nil || target?.isAbstract == true { dropped.append(entity.name) }
         }
         // Entities in name order; within one, the steps in the order they were found.
         let rank = Dictionary(uniqueKeysWithValues: ModelFingerprint.sortedByName(
@@ -70,7 +65,7 @@ struct MigrationPlanner {
         }.map(\.element)
         return MigrationPlan(
             source: source, target: target, steps: steps, incompatibilities: incompatibilities,
-            entities: entities, droppedEntities: dropped, slots: targetSlots()
+            entities: entities, slots: targetSlots()
         )
     }
 

@@ -41,11 +41,6 @@ struct ModelMapping {
     /// The source entity `target` continues, nil for a new one.
     func sourceEntity(of target: String) -> String? { entities[target] }
 
-    /// The target entity continuing the source entity `source`, nil when it was removed.
-    func targetEntity(of source: String) -> String? {
-        entities.first { $0.value == source }?.key
-    }
-
     private mutating func step(from old: ObjectModel, to new: ObjectModel) {
         let entityMatches = Self.match(
             old: old.declarations.map { ($0.name, $0.renamingIdentifier) },
