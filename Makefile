@@ -2,11 +2,13 @@
 SWIFT ?= swift
 DEMO_STORE ?= demo-store/demo.store
 
-.PHONY: deps build test demo bench bench-engine fuzz clean
+.PHONY: deps build test demo bench bench-engine fuzz crash clean
 
 FUZZ_TARGETS = FuzzStoreFile FuzzKeyDecoding FuzzJSONReader FuzzImport FuzzPredicate FuzzModelXML
 FUZZ_TARGET ?= $(FUZZ_TARGETS)
-FUZZ_SECONDS ?= 60
+# `make fuzz SECONDS=600` or FUZZ_SECONDS; FUZZ_RUNS stops a target after that many inputs.
+FUZZ_SECONDS ?= $(or $(SECONDS),60)
+FUZZ_RUNS ?= -1
 
 # Installs what the build needs, only when missing: liblz4's headers and pkg-config.
 deps:
@@ -45,23 +47,30 @@ bench: deps
 bench-engine: deps
 	cd Benchmarks && $(SWIFT) run -c release storebench
 
-# libFuzzer: every target (or FUZZ_TARGET=one of $(FUZZ_TARGETS)) for FUZZ_SECONDS each,
-# from its seed corpus (Fuzz/corpus) plus what earlier runs kept (Fuzz/corpus-work, not
+# libFuzzer: every target (or FUZZ_TARGET=one of $(FUZZ_TARGETS)) for FUZZ_SECONDS each
+# (or FUZZ_RUNS inputs, whichever ends first), optimised with AddressSanitizer and Swift's
+# own checks (bounds, overflow) on, from its seed corpus (Fuzz/corpus) plus what earlier runs kept (Fuzz/corpus-work, not
 # committed). A failing input is written to Fuzz/; keep it in Fuzz/regressions/<target>
 # with the fix, and `make test` replays it for good. FuzzModelXML runs without leak
 # detection: Foundation's XMLParser leaks 72 bytes on each malformed document.
 fuzz: deps
 	cd Fuzz && for target in $(FUZZ_TARGET); do \
-		$(SWIFT) build -c debug --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address \
+		$(SWIFT) build -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing \
 			--scratch-path .build-fuzz --product $$target || exit 1; \
 	done
 	for target in $(FUZZ_TARGET); do \
 		mkdir -p Fuzz/corpus-work/$$target; \
 		cp -n Fuzz/corpus/$$target/* Fuzz/corpus-work/$$target/ 2>/dev/null || true; \
 		leaks=1; [ $$target = FuzzModelXML ] && leaks=0; \
-		(cd Fuzz && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=$$leaks .build-fuzz/debug/$$target -detect_leaks=$$leaks \
-			-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 corpus-work/$$target) || exit 1; \
+		(cd Fuzz && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=$$leaks .build-fuzz/release/$$target -detect_leaks=$$leaks \
+			-max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -print_final_stats=1 corpus-work/$$target) || exit 1; \
 	done
+
+# The process-crash trials alone, as many as TRIALS (make test runs 200).
+TRIALS ?= 10000
+crash: deps
+	$(SWIFT) build --build-tests
+	MAGICALRECORD_CRASH_TRIALS=$(TRIALS) $(SWIFT) test --skip-build --filter CrashLedgerTests
 
 clean:
 	rm -rf .build demo-store

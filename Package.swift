@@ -42,6 +42,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The crash test's child process: runs a workload until killed, with a synced ledger.
+        .executableTarget(
+            name: "crashchild",
+            dependencies: [
+                "MagicalStore",
+                "MagicalRecord",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "MagicalStoreTests",
             dependencies: ["MagicalStore"]
@@ -58,6 +67,10 @@ let package = Package(
         .testTarget(
             name: "mrstoreTests",
             dependencies: ["mrstore", "MagicalStore", "MagicalRecord"]
+        ),
+        .testTarget(
+            name: "crashchildTests",
+            dependencies: ["crashchild", "MagicalStore", "MagicalRecord"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -53,6 +53,14 @@ public final class PersistentStack: Sendable {
     /// with the slots each had (Spec/OBJECT-STORE.md, "Metadata"); nil when it was never migrated.
     public var modelHistory: JSONModelDescription? { stack.store.history }
 
+    /// Rewrites the store file without the space superseded commits left behind, keeping
+    /// the latest commit; a crash leaves the old file or the new one (Spec/FILE-FORMAT.md,
+    /// compaction). Snapshots already taken keep reading; unsaved changes are not touched.
+    @discardableResult
+    public func compact() throws(MagicalRecordError) -> CompactionResult {
+        try withStoreErrors { try stack.store.store.compact() }
+    }
+
     /// Closes the store. Contexts of this stack cannot read or save afterwards.
     public func close() throws(MagicalRecordError) {
         try withStoreErrors { try stack.store.close() }

@@ -80,7 +80,7 @@ private let importModel: ObjectModel = {
 
 /// A store with a few saved objects and a few unsaved ones on top.
 private func makeStack() throws -> (ManagedObjectContext, ManagedObjectContext) {
-    let options = StoreOptions(durability: .none, fileSystem: MemoryFileSystem(tracksDurability: false))
+    let options = StoreOptions(durability: .none, cacheBytes: 64 << 10, fileSystem: MemoryFileSystem(tracksDurability: false))
     let store = try ObjectStore(path: "/fuzz.store", model: importModel, options: options)
     let (root, main) = ObjectStack(store: store).makeContexts()
     try main.importRecords(from: Data(#"[{"bandID": 1, "title": "a", "members": [1, 2], "genres": ["x"]}, {"bandID": 2}]"#.utf8), entityName: "Band")

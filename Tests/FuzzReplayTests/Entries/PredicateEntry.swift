@@ -59,7 +59,7 @@ private let predicateModel: ObjectModel = {
 /// A context over a few saved people and an unsaved one (built per input: fetches must not
 /// depend on what an earlier input did).
 private func predicateContext() throws -> ManagedObjectContext {
-    let options = StoreOptions(durability: .none, fileSystem: MemoryFileSystem(tracksDurability: false))
+    let options = StoreOptions(durability: .none, cacheBytes: 64 << 10, fileSystem: MemoryFileSystem(tracksDurability: false))
     let store = try ObjectStore(path: "/predicate.store", model: predicateModel, options: options)
     let (_, main) = ObjectStack(store: store).makeContexts()
     let people = #"[{"personID": 1, "name": "Ann", "age": 31, "salary": 1000.5, "born": "2001-02-03T04:05:06Z", "active": true, "score": "1.5", "department": {"name": "Sales"}},"#
