@@ -66,11 +66,13 @@ fuzz: deps
 			-max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -print_final_stats=1 corpus-work/$$target) || exit 1; \
 	done
 
-# The process-crash trials alone, as many as TRIALS (make test runs 200).
+# The process-crash trials alone: TRIALS kills of the crash child (make test runs 200)
+# and a tenth as many of mrstore import and compact (make test runs 20).
 TRIALS ?= 10000
 crash: deps
 	$(SWIFT) build --build-tests
-	MAGICALRECORD_CRASH_TRIALS=$(TRIALS) $(SWIFT) test --skip-build --filter CrashLedgerTests
+	MAGICALRECORD_CRASH_TRIALS=$(TRIALS) MAGICALRECORD_COMMAND_KILLS=$$(( $(TRIALS) / 10 )) \
+		$(SWIFT) test --skip-build --filter "CrashLedgerTests|CommandKillTests"
 
 clean:
 	rm -rf .build demo-store
