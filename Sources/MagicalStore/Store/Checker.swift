@@ -62,10 +62,15 @@ public struct StoreChecker {
             default: report.problems.append(Problem(offset: UInt64(offset), message: "header slot is damaged (\(slot))"))
             }
         }
-        var slotBytes = Set<Int>()
-        for offset in FileFormat.headerSlotOffsets { slotBytes.formUnion(offset..<offset + FileFormat.headerSlotSize) }
-        if let bad = region.indices.first(where: { !slotBytes.contains($0) && region[$0] != 0 }) {
-            report.problems.append(Problem(offset: UInt64(bad), message: "header padding is not zero"))
+        // The padding is every byte around the slots.
+        var paddingStart = 0
+        for slotStart in FileFormat.headerSlotOffsets.sorted() + [region.count] {
+            let padding = region[min(paddingStart, slotStart)..<slotStart]
+            if let bad = padding.firstIndex(where: { $0 != 0 }) {
+                report.problems.append(Problem(offset: UInt64(bad), message: "header padding is not zero"))
+                break
+            }
+            paddingStart = slotStart + FileFormat.headerSlotSize
         }
     }
 

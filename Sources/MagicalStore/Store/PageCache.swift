@@ -14,31 +14,54 @@ final class PageCache: Sendable {
         var lastUse: UInt64 = 0
     }
 
+    /// Starts small and doubles as pages arrive, up to the capacity: opening a store (or
+    /// checking one) costs no more than the pages it reads.
     private struct Table {
         var slots: [Slot]
+        var setShift: UInt64
+        var occupied = 0
         var clock: UInt64 = 0
+
+        init(sets: Int) {
+            slots = Array(repeating: Slot(), count: sets * PageCache.ways)
+            setShift = UInt64(64 - sets.trailingZeroBitCount)
+        }
+
+        @inline(__always)
+        func firstSlot(of offset: UInt64) -> Int {
+            Int(truncatingIfNeeded: ((offset >> 3) &* 0x9E37_79B9_7F4A_7C15) >> setShift) * PageCache.ways
+        }
+
+        /// The same pages in twice the sets. Each set splits in two, so nothing is evicted.
+        func doubled() -> Table {
+            var larger = Table(sets: 2 * slots.count / PageCache.ways)
+            larger.clock = clock
+            for slot in slots where slot.page != nil {
+                let first = larger.firstSlot(of: slot.offset)
+                let free = (first..<first + PageCache.ways).first { larger.slots[$0].page == nil } ?? first
+                larger.slots[free] = slot
+                larger.occupied += 1
+            }
+            return larger
+        }
     }
 
     private static let ways = 4
+    private static let initialSets = 16
     private let state: Mutex<Table>
-    private let setShift: UInt64
+    private let maximumSlots: Int
 
     /// Room for about `capacityBytes` of full pages of `pageSize` bytes.
     init(capacityBytes: Int, pageSize: Int) {
-        var sets = 16
+        var sets = Self.initialSets
         while sets * Self.ways * pageSize < capacityBytes { sets *= 2 }
-        setShift = UInt64(64 - sets.trailingZeroBitCount)
-        state = Mutex(Table(slots: Array(repeating: Slot(), count: sets * Self.ways)))
-    }
-
-    @inline(__always)
-    private func firstSlot(of offset: UInt64) -> Int {
-        Int(truncatingIfNeeded: ((offset >> 3) &* 0x9E37_79B9_7F4A_7C15) >> setShift) * Self.ways
+        maximumSlots = sets * Self.ways
+        state = Mutex(Table(sets: Self.initialSets))
     }
 
     func page(at offset: UInt64) -> PageNode? {
-        let first = firstSlot(of: offset)
-        return state.withLock { table in
+        state.withLock { table in
+            let first = table.firstSlot(of: offset)
             for index in first..<first + Self.ways where table.slots[index].offset == offset {
                 table.clock &+= 1
                 table.slots[index].lastUse = table.clock
@@ -49,8 +72,11 @@ final class PageCache: Sendable {
     }
 
     func insert(_ page: PageNode) {
-        let first = firstSlot(of: page.offset)
         state.withLock { table in
+            if table.occupied * 4 >= table.slots.count * 3 && table.slots.count < maximumSlots {
+                table = table.doubled()
+            }
+            let first = table.firstSlot(of: page.offset)
             var victim = first
             for index in first..<first + Self.ways {
                 if table.slots[index].offset == page.offset || table.slots[index].page == nil {
@@ -59,6 +85,7 @@ final class PageCache: Sendable {
                 }
                 if table.slots[index].lastUse < table.slots[victim].lastUse { victim = index }
             }
+            if table.slots[victim].page == nil { table.occupied += 1 }
             table.clock &+= 1
             table.slots[victim] = Slot(offset: page.offset, page: page, lastUse: table.clock)
         }
