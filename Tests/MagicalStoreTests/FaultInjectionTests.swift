@@ -18,10 +18,10 @@ import Testing
     }
 
     /// Creates a store and makes a few commits (puts, deletes, overflow values, a
-    /// compaction), stopping at the first error.
-    static func workload(on fileSystem: any StorageFileSystem) -> Outcome {
+    /// compaction), stopping at the first error. The seed picks the keys and values.
+    static func workload(on fileSystem: any StorageFileSystem, seed: UInt64 = 17) -> Outcome {
         var outcome = Outcome()
-        var random = SeededGenerator(seed: 17)
+        var random = SeededGenerator(seed: seed)
         do {
             let store = try Store(path: path, options: StoreOptions(durability: .full, pageSize: 512, fileSystem: fileSystem))
             var entries: [[UInt8]: [UInt8]] = [:]
@@ -79,29 +79,42 @@ import Testing
         }
     }
 
+    /// `MAGICALRECORD_TEST_SCALE` workloads (each with its own keys and values), cut after
+    /// every one of their operations, under every power-loss policy.
     @Test func powerLossAfterEveryIOOperation() throws {
-        let counter = FaultInjectingFileSystem()
-        let complete = Self.workload(on: counter)
-        #expect(complete.error == nil)
-        let total = counter.operationCount
-        #expect(total > 30)
-        let policies = MemoryFileSystem.PowerLossPolicy.allCases
-        for cut in 0...total {
-            for policy in policies {
-                let memory = MemoryFileSystem()
-                let faulty = FaultInjectingFileSystem(base: memory)
-                faulty.cutPower(afterOperation: cut)
-                let outcome = Self.workload(on: faulty)
-                memory.simulatePowerLoss(policy, seed: UInt64(cut))
-                Self.expectRecovered(outcome, on: memory, context: "power cut after \(cut) of \(total) operations, \(policy)")
+        var trials = 0
+        for seed in 17..<UInt64(17 + testScale) {
+            let counter = FaultInjectingFileSystem()
+            let complete = Self.workload(on: counter, seed: seed)
+            #expect(complete.error == nil)
+            let total = counter.operationCount
+            #expect(total > 30)
+            let policies = MemoryFileSystem.PowerLossPolicy.allCases
+            for cut in 0...total {
+                for policy in policies {
+                    for keepUnsyncedNames in [false, true] {
+                        let memory = MemoryFileSystem()
+                        let faulty = FaultInjectingFileSystem(base: memory)
+                        faulty.cutPower(afterOperation: cut)
+                        let outcome = Self.workload(on: faulty, seed: seed)
+                        memory.simulatePowerLoss(policy, seed: UInt64(cut), keepUnsyncedNames: keepUnsyncedNames)
+                        Self.expectRecovered(
+                            outcome, on: memory,
+                            context: "seed \(seed): power cut after \(cut) of \(total) operations, \(policy), unsynced names \(keepUnsyncedNames ? "kept" : "lost")"
+                        )
+                        trials += 1
+                    }
+                }
             }
         }
+        print("power loss: \(trials) trials (every operation of \(testScale) workloads x \(MemoryFileSystem.PowerLossPolicy.allCases.count) policies x unsynced names kept or lost)")
     }
 
     @Test(arguments: [EIO, ENOSPC], [false, true])
     func anIOErrorAtAnyOperation(errno: Int32, persistent: Bool) throws {
         let kinds: [IOOperationKind] = [.write, .grow, .sync, .read, .truncate, .size, .open, .rename, .syncDirectory]
-        for kind in kinds {
+        var trials = 0
+        for (seed, kind) in (17..<UInt64(17 + testScale)).flatMap({ seed in kinds.map { (seed, $0) } }) {
             // How often the workload performs this kind of operation.
             var count = 0
             while true {
@@ -109,16 +122,18 @@ import Testing
                 let memory = MemoryFileSystem()
                 let faulty = FaultInjectingFileSystem(base: memory)
                 faulty.inject(InjectedFault(kinds: [kind], atOperation: count, errno: errno, persistent: persistent, tornWriteBytes: count % 3 == 0 ? 100 : nil))
-                let outcome = Self.workload(on: faulty)
+                let outcome = Self.workload(on: faulty, seed: seed)
                 if outcome.error == nil { break }
                 if let error = outcome.error {
                     #expect(error is StoreError, "untyped error \(error)")
                 }
                 faulty.clearFaults()
                 Self.expectRecovered(outcome, on: faulty, context: "\(kind) #\(count) errno \(errno) persistent \(persistent)")
+                trials += 1
                 if count > 400 { break }
             }
         }
+        print("I/O errors (errno \(errno), \(persistent ? "failing forever" : "failing once")): \(trials) trials")
     }
 
     @Test func aFailedSyncPoisonsTheStoreUntilReopened() throws {
