@@ -22,6 +22,10 @@ let package = Package(
             dependencies: [.product(name: "MagicalStore", package: rootPackage)]
         ),
         .executableTarget(
+            name: "FuzzPageDecoding",
+            dependencies: [.product(name: "MagicalStore", package: rootPackage)]
+        ),
+        .executableTarget(
             name: "FuzzJSONReader",
             dependencies: [.product(name: "MagicalRecord", package: rootPackage)]
         ),

@@ -12,6 +12,7 @@ import Testing
     static let entries: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
         "FuzzStoreFile": fuzzStoreFile,
         "FuzzKeyDecoding": fuzzKeyDecoding,
+        "FuzzPageDecoding": fuzzPageDecoding,
         "FuzzJSONReader": fuzzJSONReader,
         "FuzzImport": fuzzImport,
         "FuzzPredicate": fuzzPredicate,
