@@ -119,6 +119,9 @@ import Testing
                 Issue.record("the child exited with status \(run.status) before the kill: \(run.errors)")
             }
             try verify("trial \(trial), killed after \(delay) µs")
+            if (trial + 1) % 1000 == 0 {
+                print("crash ledger: \(trial + 1) of \(trials) kills, \(reference.commit) steps committed, \(inFlightFound) in-flight steps found durable, \(violations) violations")
+            }
         }
         // I6: the store takes writes again: a run left to finish does twenty more steps.
         let target = reference.commit + 20
