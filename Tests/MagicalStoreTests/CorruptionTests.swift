@@ -42,6 +42,7 @@ import Testing
             }
         }
         #expect(missed.isEmpty, "bit flips check did not catch: \(missed.prefix(10))")
+        print("bit flips: \(original.count * 8) of a \(original.count)-byte store, \(missed.count) missed by check")
     }
 
     /// Every read returns the committed value or a typed error that locates the damage.

@@ -147,6 +147,7 @@ import Testing
         let saves = Self.saves(seed: 5)
         let counter = FaultInjectingFileSystem()
         #expect(Self.run(saves, on: counter).error == nil)
+        var trials = 0
         for failing in 1...counter.operationCount {
             let faulty = FaultInjectingFileSystem()
             faulty.inject(InjectedFault(kinds: Set(IOOperationKind.allCases), atOperation: failing, errno: failing % 2 == 0 ? EIO : ENOSPC))
@@ -158,7 +159,9 @@ import Testing
             }
             faulty.clearFaults()
             Self.expectRecovered(outcome.states, acknowledged: outcome.acknowledged, on: faulty, context: "operation \(failing) failed")
+            trials += 1
         }
+        print("object layer I/O errors: \(trials) trials")
         // A failed save keeps the context's changes: after the fault clears, the same
         // context saves them.
         let faulty = FaultInjectingFileSystem()
