@@ -73,8 +73,14 @@ public final class Store: Sendable {
         if !options.readOnly {
             if outcome.tailBytes > 0 { try raw.truncate(to: outcome.latest.end) }
             // What an earlier process wrote may sit unsynced in the OS cache; our first
-            // commit will claim it durable (F23), so make it so.
-            if options.durability != .none { try raw.sync() }
+            // commit will claim it durable (F23), so make it so. Its name too: a process
+            // that died between renaming a created or compacted file into place and
+            // syncing the directory left a rename that a power cut would still undo,
+            // taking every commit we acknowledge with it (Spec section 7).
+            if options.durability != .none {
+                try raw.sync()
+                try fileSystem.syncDirectory(containing: path)
+            }
             if Superblock.hasDamagedSlot(headerRegion: headerRegion) {
                 try state.withLock { try checkpoint(&$0) }
             }
@@ -82,7 +88,8 @@ public final class Store: Sendable {
     }
 
     /// Creates an empty store: written beside the path, synced, then renamed into place,
-    /// so a crash leaves either no store or a whole one.
+    /// so a crash leaves either no store or a whole one. The caller's open then syncs the
+    /// directory, as every open for writing does, before the store is used.
     private static func create(at path: String, options: StoreOptions) throws {
         let fileSystem = options.fileSystem
         let temporary = path + ".creating"
@@ -107,7 +114,6 @@ public final class Store: Sendable {
         try file.write(superblock.encoded(), at: UInt64(superblock.slotOffset))
         if options.durability != .none { try file.sync() }
         try fileSystem.renameFile(from: temporary, to: path)
-        if options.durability != .none { try fileSystem.syncDirectory(containing: path) }
     }
 
     // MARK: Reading
