@@ -18,8 +18,7 @@ func fuzzImport(_ input: UnsafeRawBufferPointer) {
     let json = Data(input.dropFirst())
     do {
         let (root, main) = try makeStack()
-        let before = try dump(main)
-        let stored = try dump(root)
+        let (before, stored) = startingDumps
         do {
             try main.importRecords(from: json, entityName: "Band", options: options)
         } catch {
@@ -75,6 +74,17 @@ private let importModel: ObjectModel = {
         ])
     } catch {
         preconditionFailure("the fuzz model does not resolve: \(error)")
+    }
+}()
+
+/// What every fresh stack's contexts hold before the import (the same each time, so
+/// dumped once): the main context's objects, then the store's.
+private let startingDumps: (context: String, store: String) = {
+    do {
+        let (root, main) = try makeStack()
+        return (try dump(main), try dump(root))
+    } catch {
+        preconditionFailure("the fuzz stack cannot be made: \(error)")
     }
 }()
 
