@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import MagicalRecord
+import MagicalStore
 
 /// The child process of the crash test (Tests/crashchildTests): runs the workload's steps
-/// on a store in `full` durability, appending each acknowledged step to a synced ledger,
+/// on a store (in `full` durability unless told otherwise), appending each acknowledged step to a synced ledger,
 /// until it reaches `--steps` or is killed. Started again on the same store, it resumes
 /// after the last step the store holds.
 @main
@@ -25,8 +26,18 @@ struct CrashChild: ParsableCommand {
     @Option(help: "Stop after the step with this number.")
     var steps: Int = .max
 
+    @Option(help: "full, normal or none: a process crash must lose no acknowledged step in any of them.")
+    var durability: String = Durability.full.rawValue
+
+    func validate() throws {
+        guard Durability(rawValue: durability) != nil else {
+            throw ValidationError("unknown durability \"\(durability)\": use full, normal or none")
+        }
+    }
+
     func run() throws {
-        let stack = try PersistentStack(storeAt: URL(fileURLWithPath: store), model: crashModel, durability: .full)
+        let mode = Durability(rawValue: durability) ?? .full
+        let stack = try PersistentStack(storeAt: URL(fileURLWithPath: store), model: crashModel, durability: mode)
         let runner = WorkloadRunner(stack: stack, workload: Workload(seed: seed))
         let ledger = Ledger(path: ledger)
         var number = try runner.committedStep()
