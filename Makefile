@@ -49,8 +49,9 @@ bench-engine: deps
 
 # libFuzzer: every target (or FUZZ_TARGET=one of $(FUZZ_TARGETS)) for FUZZ_SECONDS each
 # (or FUZZ_RUNS inputs, whichever ends first), optimised with AddressSanitizer and Swift's
-# own checks (bounds, overflow) on, from its seed corpus (Fuzz/corpus) plus what earlier runs kept (Fuzz/corpus-work, not
-# committed). A failing input is written to Fuzz/; keep it in Fuzz/regressions/<target>
+# own checks (bounds, overflow) on; an input that runs 25 s is reported as a hang, one that
+# needs over 2 GiB as unbounded allocation. From its seed corpus (Fuzz/corpus) plus what
+# earlier runs kept (Fuzz/corpus-work, not committed). A failing input is written to Fuzz/; keep it in Fuzz/regressions/<target>
 # with the fix, and `make test` replays it for good. FuzzModelXML runs without leak
 # detection: Foundation's XMLParser leaks 72 bytes on each malformed document.
 fuzz: deps
@@ -63,7 +64,7 @@ fuzz: deps
 		cp -n Fuzz/corpus/$$target/* Fuzz/corpus-work/$$target/ 2>/dev/null || true; \
 		leaks=1; [ $$target = FuzzModelXML ] && leaks=0; \
 		(cd Fuzz && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=$$leaks .build-fuzz/release/$$target -detect_leaks=$$leaks \
-			-max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -print_final_stats=1 corpus-work/$$target) || exit 1; \
+			-max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -timeout=25 -print_final_stats=1 corpus-work/$$target) || exit 1; \
 	done
 
 # The process-crash trials alone: TRIALS kills of the crash child (make test runs 200)
