@@ -51,9 +51,10 @@ bench-engine: deps
 # (or FUZZ_RUNS inputs, whichever ends first), optimised with AddressSanitizer and Swift's
 # own checks (bounds, overflow) on; an input that runs 25 s is reported as a hang, one that
 # needs over 2 GiB as unbounded allocation. From its seed corpus (Fuzz/corpus) plus what
-# earlier runs kept (Fuzz/corpus-work, not committed). A failing input is written to Fuzz/; keep it in Fuzz/regressions/<target>
-# with the fix, and `make test` replays it for good. FuzzModelXML runs without leak
-# detection: Foundation's XMLParser leaks 72 bytes on each malformed document.
+# earlier runs kept (Fuzz/corpus-work, not committed). A failing input is written to
+# Fuzz/; keep it in Fuzz/regressions/<target> with the fix, and `make test` replays it for
+# good. FuzzModelXML runs without leak detection: Foundation's XMLParser leaks 72 bytes on
+# each malformed document.
 fuzz: deps
 	cd Fuzz && for target in $(FUZZ_TARGET); do \
 		$(SWIFT) build -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing \
