@@ -11,20 +11,39 @@ enum XMLScreening {
     /// declaration, if any, declares UTF-8 or no encoding, and which has no other processing
     /// instruction and no document type declaration; otherwise what is wrong.
     static func problem(in data: Data) -> String? {
-        if let offset = data.firstIndex(of: 0) {
-            return "byte \(offset - data.startIndex) is NUL, which XML does not allow (model files are UTF-8 text)"
+        // Bytes, not String searches: Foundation's substring search took four fifths of
+        // reading a model.
+        let bytes = [UInt8](data)
+        if let offset = bytes.firstIndex(of: 0) {
+            return "byte \(offset) is NUL, which XML does not allow (model files are UTF-8 text)"
         }
-        guard let text = String(validating: data, as: UTF8.self) else {
+        guard String(validating: bytes, as: UTF8.self) != nil else {
             return "the file is not UTF-8 text (model files are UTF-8)"
         }
-        var rest = Substring(text)
-        if rest.first == "\u{FEFF}" { rest = rest.dropFirst() }
-        if rest.hasPrefix("<?xml"), let end = rest.range(of: "?>") {
-            if let problem = encodingProblem(in: rest[rest.startIndex..<end.lowerBound]) { return problem }
-            rest = rest[end.upperBound...]
+        var rest = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        if bytes[rest...].starts(with: "<?xml".utf8), let end = offset(of: "?>", in: bytes, from: rest) {
+            let declaration = String(decoding: bytes[rest..<end], as: UTF8.self)
+            if let problem = encodingProblem(in: Substring(declaration)) { return problem }
+            rest = end + 2
         }
-        if rest.contains("<?") { return "it holds a processing instruction (<?...?>), which model files do not have" }
-        if rest.contains("<!DOCTYPE") { return "it holds a document type declaration (<!DOCTYPE), which model files do not have" }
+        if offset(of: "<?", in: bytes, from: rest) != nil {
+            return "it holds a processing instruction (<?...?>), which model files do not have"
+        }
+        if offset(of: "<!DOCTYPE", in: bytes, from: rest) != nil {
+            return "it holds a document type declaration (<!DOCTYPE), which model files do not have"
+        }
+        return nil
+    }
+
+    /// Where `needle` (ASCII) first starts in `bytes` at or after `start`.
+    private static func offset(of needle: StaticString, in bytes: [UInt8], from start: Int) -> Int? {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        guard let first = pattern.first, bytes.count - start >= pattern.count else { return nil }
+        var index = start
+        while index <= bytes.count - pattern.count {
+            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return index }
+            index += 1
+        }
         return nil
     }
 

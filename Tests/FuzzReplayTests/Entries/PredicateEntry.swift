@@ -56,9 +56,9 @@ private let predicateModel: ObjectModel = {
     }
 }()
 
-/// A context over a few saved people and an unsaved one (built per input: fetches must not
-/// depend on what an earlier input did).
-private func predicateContext() throws -> ManagedObjectContext {
+/// A few saved people, in a store made once: inputs never save, so it stays as made, and
+/// a store per input cost three times the fuzzing itself.
+private let savedPeople = Result { () throws(MagicalRecordError) -> ObjectStore in
     let options = StoreOptions(durability: .none, cacheBytes: 64 << 10, fileSystem: MemoryFileSystem(tracksDurability: false))
     let store = try ObjectStore(path: "/predicate.store", model: predicateModel, options: options)
     let (_, main) = ObjectStack(store: store).makeContexts()
@@ -67,6 +67,13 @@ private func predicateContext() throws -> ManagedObjectContext {
         + #"{"personID": 3}]"#
     try main.importRecords(from: Data(people.utf8), entityName: "Person")
     try main.saveToPersistentStore()
+    return store
+}
+
+/// Fresh contexts over the saved people plus an unsaved one (new per input: fetches must
+/// not depend on what an earlier input did).
+private func predicateContext() throws -> ManagedObjectContext {
+    let (_, main) = ObjectStack(store: try savedPeople.get()).makeContexts()
     try main.importRecords(from: Data(#"[{"personID": 4, "name": "Émile", "age": -2, "friends": [1, 2]}]"#.utf8), entityName: "Person")
     return main
 }
