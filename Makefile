@@ -53,8 +53,11 @@ bench-engine: deps
 # needs over 2 GiB as unbounded allocation. From its seed corpus (Fuzz/corpus) plus what
 # earlier runs kept (Fuzz/corpus-work, not committed). A failing input is written to
 # Fuzz/; keep it in Fuzz/regressions/<target> with the fix, and `make test` replays it for
-# good. FuzzModelXML runs without leak detection: Foundation's XMLParser leaks 72 bytes on
-# each malformed document.
+# good. Three targets run without leak detection: FuzzModelXML because Foundation's
+# XMLParser leaks 72 bytes on each malformed document; FuzzPredicate and FuzzImport because
+# some of an input's allocations outlive it, which makes libFuzzer scan the whole heap after
+# every input (6-30x slower). No scan found a leak, and their memory stays flat (FuzzPredicate:
+# 200 MB from 16k to 245k inputs), which the 2 GiB limit would catch otherwise.
 fuzz: deps
 	cd Fuzz && for target in $(FUZZ_TARGET); do \
 		$(SWIFT) build -c release --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing \
@@ -63,7 +66,7 @@ fuzz: deps
 	for target in $(FUZZ_TARGET); do \
 		mkdir -p Fuzz/corpus-work/$$target; \
 		cp -n Fuzz/corpus/$$target/* Fuzz/corpus-work/$$target/ 2>/dev/null || true; \
-		leaks=1; [ $$target = FuzzModelXML ] && leaks=0; \
+		case $$target in FuzzModelXML|FuzzPredicate|FuzzImport) leaks=0;; *) leaks=1;; esac; \
 		(cd Fuzz && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=$$leaks .build-fuzz/release/$$target -detect_leaks=$$leaks \
 			-max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -timeout=25 -print_final_stats=1 corpus-work/$$target) || exit 1; \
 	done

@@ -230,7 +230,7 @@ struct MigrationExecutor {
 
     /// The entries of `inverse` that point at objects of entity code `code`, turned round.
     private func collectInverse(_ inverse: EntityMigration.InverseSource, pointingAt code: Int, into triples: inout [Triple]) throws {
-        guard let inverseCode = sourceSlots.entityCode(inverse.entity), plan.slots.entityNamesByCode()[inverseCode] != nil else { return }
+        guard let inverseCode = sourceSlots.entityCode(inverse.entity), plan.slots.entityNamesByCode[inverseCode] != nil else { return }
         if let tree = inverse.tree {
             try snapshot.tree(tree).forEachEntry { key, value in
                 guard case .int(let number)? = try KeyEncoding.decode(Array(key)).first else { throw damagedTree(tree) }
@@ -241,7 +241,7 @@ struct MigrationExecutor {
         } else if let position = inverse.toOnePosition, let entity = plan.source.entity(named: inverse.entity) {
             let coder = try RecordCoder(entity: entity, slots: sourceSlots)
             let mask = RecordCoder.DecodeMask(attributes: entity.attributes.map { _ in false }, relationships: true)
-            let names = sourceSlots.entityNamesByCode()
+            let names = sourceSlots.entityNamesByCode
             try snapshot.tree(StoreLayout.objectTree(inverse.entity)).forEachEntry { key, value in
                 let number = try StoreSnapshot.number(fromObjectKey: key, entity: inverse.entity)
                 let state = try coder.decode(value, number: number, attributes: mask)

@@ -62,7 +62,7 @@ struct RecordCoder: Sendable {
         var positionsBySlot = [Int](repeating: Self.unknownSlot, count: (positions.keys.max() ?? -1) + 1)
         for (slot, position) in positions { positionsBySlot[slot] = position }
         self.positions = positionsBySlot
-        let names = slots.entityNamesByCode()
+        let names = slots.entityNamesByCode
         var namesByCode = [String?](repeating: nil, count: (names.keys.max() ?? -1) + 1)
         for (code, name) in names where code >= 0 { namesByCode[code] = name }
         self.entityNames = namesByCode

@@ -4,9 +4,13 @@
 struct SlotMap: Sendable, Equatable {
     /// `Entity` → entity code; `Entity.property` → slot within that entity's records.
     private(set) var codes: [String: Int]
+    /// Entity names by code, for reading references: derived from `codes` whenever they
+    /// change, as every relationship read needs it.
+    private(set) var entityNamesByCode: [Int: String]
 
     init(codes: [String: Int] = [:]) {
         self.codes = codes
+        entityNamesByCode = Self.entityNames(in: codes)
     }
 
     func entityCode(_ entity: String) -> Int? { codes[entity] }
@@ -32,6 +36,7 @@ struct SlotMap: Sendable, Equatable {
                 nextSlot += 1
             }
         }
+        entityNamesByCode = Self.entityNames(in: codes)
         return codes.count != before
     }
 
@@ -41,8 +46,7 @@ struct SlotMap: Sendable, Equatable {
     static func retiredSlotKey(_ entity: String, _ slot: Int) -> String { "\(entity).#\(slot)" }
     static func isRetired(_ key: String) -> Bool { key.hasPrefix("#") || key.contains(".#") }
 
-    /// Entity names by code, for reading to-one references.
-    func entityNamesByCode() -> [Int: String] {
-        Dictionary(uniqueKeysWithValues: codes.filter { !$0.key.contains(".") && !Self.isRetired($0.key) }.map { ($0.value, $0.key) })
+    private static func entityNames(in codes: [String: Int]) -> [Int: String] {
+        Dictionary(uniqueKeysWithValues: codes.filter { !$0.key.contains(".") && !isRetired($0.key) }.map { ($0.value, $0.key) })
     }
 }

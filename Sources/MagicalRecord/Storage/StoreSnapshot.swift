@@ -85,7 +85,7 @@ struct StoreSnapshot: @unchecked Sendable {
 
     /// The targets of a to-many relationship of `id`, in order for an ordered one.
     func targets(of id: ObjectID, _ relationship: RelationshipDescription) throws(MagicalRecordError) -> [ObjectID] {
-        let names = store.slots.entityNamesByCode()
+        let names = store.slots.entityNamesByCode
         var targets: [ObjectID] = []
         try withStoreErrors {
             let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
