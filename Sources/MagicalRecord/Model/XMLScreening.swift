@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a model `contents` file may hold before Foundation's XMLParser (libxml2) sees it.
 /// Xcode writes UTF-8 with one XML declaration and no processing instructions or DTDs;
@@ -35,16 +38,22 @@ enum XMLScreening {
         return nil
     }
 
-    /// Where `needle` (ASCII) first starts in `bytes` at or after `start`.
+    /// Where `needle` first starts in `bytes` at or after `start`: libc's `memchr` finds
+    /// each candidate first byte, `memcmp` checks the rest.
     private static func offset(of needle: StaticString, in bytes: [UInt8], from start: Int) -> Int? {
-        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        guard let first = pattern.first, bytes.count - start >= pattern.count else { return nil }
-        var index = start
-        while index <= bytes.count - pattern.count {
-            if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return index }
-            index += 1
+        let length = needle.utf8CodeUnitCount
+        return bytes.withUnsafeBytes { haystack -> Int? in
+            guard let base = haystack.baseAddress, length > 0 else { return nil }
+            let first = Int32(needle.utf8Start.pointee)
+            var position = start
+            while position + length <= haystack.count {
+                guard let found = memchr(base + position, first, haystack.count - length + 1 - position) else { return nil }
+                let candidate = UnsafeRawPointer(found) - base
+                if memcmp(found, needle.utf8Start, length) == 0 { return candidate }
+                position = candidate + 1
+            }
+            return nil
         }
-        return nil
     }
 
     private static func encodingProblem(in declaration: Substring) -> String? {

@@ -54,4 +54,18 @@ import Testing
         }
         #expect(reason.contains("processing instruction") || reason.contains("document type"))
     }
+
+    /// The byte search finds a marker wherever it is: at the very end, after near misses
+    /// ("<!DOCTYP", "<!-"), and just after the XML declaration.
+    @Test(arguments: [
+        Self.body + "<?", Self.body + "<!DOCTYP <!DOCTYPE", "<<<?a?>" + Self.body, "<!-- <!DOCTYPE -->" + Self.body,
+    ])
+    func markersAreFoundAnywhere(text: String) {
+        #expect(XMLScreening.problem(in: Data((#"<?xml version="1.0"?>"# + text).utf8)) != nil)
+    }
+
+    @Test func nearMissesPass() {
+        #expect(XMLScreening.problem(in: Data((#"<?xml version="1.0"?>"# + "<!DOCTYP" + Self.body + "<").utf8)) == nil)
+        #expect(XMLScreening.problem(in: Data()) == nil)
+    }
 }
