@@ -61,19 +61,21 @@ struct RecordRewriter: Sendable {
         sourceDefaults = source.attributes.map(\.defaultValue)
     }
 
-    /// The new record for object `number`; `moved` gets each to-one that becomes a to-many
-    /// entry (target relationship position, target's entity code, target's number).
+    /// Appends the new record for object `number` to `record` (which may hold other
+    /// records before it: a migration fills one buffer per few thousand objects); `moved`
+    /// gets each to-one that becomes a to-many entry (target relationship position,
+    /// target's entity code, target's number).
     func rewrite(
-        _ raw: UnsafeRawBufferPointer, number: Int64, moved: (Int, Int, Int64) -> Void
-    ) throws(MagicalRecordError) -> [UInt8] {
+        _ raw: UnsafeRawBufferPointer, number: Int64, into record: inout [UInt8], moved: (Int, Int, Int64) -> Void
+    ) throws(MagicalRecordError) {
         var reader = ByteReader(raw)
         guard reader.read(UInt8.self) == RecordCoder.formatVersion, reader.readVarint() == entityCode,
               let count = reader.readVarint() else { throw damaged(number) }
         // The header's count is known at the end: the fields go after room for the
         // largest header, which is then written just before them.
         let headerRoom = 1 + 10 + 10
-        var record = [UInt8](repeating: 0, count: headerRoom)
-        record.reserveCapacity(headerRoom + raw.count + 16)
+        let base = record.count
+        record.append(contentsOf: repeatElement(0, count: headerRoom))
         var written = 0
         var collected = migration.transform == nil ? [] : sourceDefaults
         for _ in 0..<count {
@@ -115,12 +117,11 @@ struct RecordRewriter: Sendable {
         if let transform = migration.transform {
             written += try transformed(collected, number: number, transform, into: &record)
         }
-        let start = headerRoom - 1 - varintSize(entityCode) - varintSize(written)
+        let start = base + headerRoom - 1 - varintSize(entityCode) - varintSize(written)
         record[start] = RecordCoder.formatVersion
         let countOffset = record.storeVarint(entityCode, at: start + 1)
         _ = record.storeVarint(written, at: countOffset)
-        record.removeFirst(start)
-        return record
+        record.removeSubrange(base..<start)
     }
 
     /// Runs the transform on one object's attributes and appends the fields it leaves;

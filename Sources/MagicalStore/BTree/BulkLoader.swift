@@ -39,8 +39,7 @@ struct BulkLoader {
             try startNewNode(at: 0)
         }
         if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(isLeaf: true), firstKey: key) }
-        let leaf = levels[0].open!.node
-        leaf.insertEntry(key, value, at: leaf.count)
+        levels[0].open!.node.appendEntry(key, value)
     }
 
     /// Finishes every level; returns the root, or nil when nothing was added.

@@ -113,6 +113,13 @@ final class DirtyNode {
         encodedSize += Self.leafEntrySize(key: key, value: value)
     }
 
+    /// Adds an entry after the last one (bulk loading: cheaper than inserting at the end).
+    func appendEntry(_ key: [UInt8], _ value: LeafValue) {
+        keys.append(key)
+        values.append(value)
+        encodedSize += Self.leafEntrySize(key: key, value: value)
+    }
+
     func replaceValue(at index: Int, with value: LeafValue) {
         encodedSize += value.encodedSize - values[index].encodedSize
         values[index] = value

@@ -2,11 +2,16 @@
 struct SnapshotReader: Sendable {
     let file: StoreFile
     let transaction: UInt64
+    /// A write transaction's reader: where the pages it writes before its commit begin (a
+    /// ``TreeLoader`` streams them). They belong to the next transaction id and are read
+    /// past the cache, which must not keep them: a rollback hands their offsets on.
+    var uncommittedFrom = UInt64.max
 
     var pageSize: Int { file.pageSize }
 
     func page(at offset: UInt64) throws -> PageNode {
-        try file.page(at: offset, snapshot: transaction)
+        guard offset >= uncommittedFrom else { return try file.page(at: offset, snapshot: transaction) }
+        return try file.uncachedPage(at: offset, snapshot: transaction + 1)
     }
 
     func node(_ reference: ChildReference) throws -> NodeView {
@@ -20,7 +25,8 @@ struct SnapshotReader: Sendable {
     func bytes(of value: LeafValue) throws -> [UInt8] {
         switch value {
         case .inline(let bytes), .pendingOverflow(let bytes): return bytes
-        case .overflow(let reference): return try file.overflowValue(reference, snapshot: transaction)
+        case .overflow(let reference):
+            return try file.overflowValue(reference, snapshot: reference.offset >= uncommittedFrom ? transaction + 1 : transaction)
         }
     }
 }

@@ -1,6 +1,11 @@
 /// Fills a new tree inside a write transaction from entries in strictly ascending key
 /// order (``WriteTransaction/makeLoader(forNewTree:)``). Entries are visible once
 /// ``finish()`` has run; a loader dropped unfinished leaves the tree empty.
+///
+/// Each page is encoded, compressed and appended to the log as soon as it is full, so a
+/// tree of millions of entries never waits in memory for the commit, and the commit has
+/// only the rest of the transaction to write. Until the commit the pages are reachable
+/// from this transaction alone; a rollback cuts them off the file.
 public final class TreeLoader {
     private let name: String
     private let tree: MutableTree
@@ -9,13 +14,29 @@ public final class TreeLoader {
     private var lastKey: [UInt8]?
     private let inlineLimit: Int
     private var isFinished = false
+    /// Whether the tree has the loaded entries (and so their pages).
+    private var isLoaded = false
+    /// The log bytes this loader's pages take so far.
+    private let bytesWritten = ByteCount()
 
     init(name: String, tree: MutableTree, transaction: WriteTransaction) {
         self.name = name
         self.tree = tree
         self.transaction = transaction
-        loader = BulkLoader(pageSize: tree.reader.pageSize) { .dirty($0) }
+        let bytesWritten = bytesWritten
+        loader = BulkLoader(pageSize: tree.reader.pageSize) { node in
+            let writer = try transaction.pageWriter()
+            let before = writer.bytesAppended
+            let offset = try writer.writeSubtree(.dirty(node))
+            bytesWritten.value += writer.bytesAppended - before
+            return .page(offset)
+        }
         inlineLimit = FileFormat.inlineEntryLimit(pageSize: tree.reader.pageSize)
+    }
+
+    deinit {
+        // Pages of a tree that never got them are not live (the commit's live bytes).
+        if !isLoaded { transaction.noteUnreachable(bytes: bytesWritten.value) }
     }
 
     /// The number of entries appended so far.
@@ -38,6 +59,14 @@ public final class TreeLoader {
         guard !isFinished else { return }
         isFinished = true
         guard loader.count > 0 else { return }
-        tree.replaceRoot(try loader.finishTree(), count: loader.count)
+        let root = try loader.finishTree()
+        // In the file before anything reads them in this transaction.
+        try transaction.pageWriter().flush()
+        tree.replaceRoot(root, count: loader.count)
+        isLoaded = true
     }
+}
+
+private final class ByteCount {
+    var value: UInt64 = 0
 }

@@ -148,7 +148,8 @@ public final class Store: Sendable {
                 if let reason = state.poisoned { throw StoreError.poisoned(reason: reason) }
                 return (file, state.latest)
             }
-            return try WriteTransaction(store: self, reader: SnapshotReader(file: file, transaction: latest.transaction), base: latest)
+            let reader = SnapshotReader(file: file, transaction: latest.transaction, uncommittedFrom: latest.end)
+            return try WriteTransaction(store: self, reader: reader, base: latest)
         } catch {
             writerGate.signal()
             throw error
@@ -193,15 +194,23 @@ public final class Store: Sendable {
     /// Records a failed commit: drops its partial frames when possible. After a failed sync
     /// nothing on disk can be vouched for, so the store refuses writes until reopened.
     func abandonCommit(truncatingTo end: UInt64, error: any Error, duringSync: Bool) {
+        guard discardFrames(from: end), duringSync else { return }
+        state.withLock { $0.poisoned = "a sync failed: \(error)" }
+    }
+
+    /// Removes the frames of a transaction that did not commit, from `end` (its base) on;
+    /// false, with the store refusing writes until reopened, when the file cannot be cut.
+    @discardableResult
+    func discardFrames(from end: UInt64) -> Bool {
         state.withLock { state in
-            guard let file = state.file else { return }
+            guard let file = state.file else { return true }
             do {
                 try file.file.truncate(to: end)
+                return true
             } catch {
-                state.poisoned = "could not remove a failed commit's frames: \(error)"
-                return
+                state.poisoned = "could not remove a failed transaction's frames: \(error)"
+                return false
             }
-            if duringSync { state.poisoned = "a sync failed: \(error)" }
         }
     }
 

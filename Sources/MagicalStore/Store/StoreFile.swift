@@ -42,22 +42,26 @@ final class StoreFile: Sendable {
             guard cached.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
             return cached
         }
+        let page = try uncachedPage(at: offset, snapshot: snapshot)
+        cache.insert(page)
+        return page
+    }
+
+    /// The tree page at `offset`, read from the file and not cached.
+    func uncachedPage(at offset: UInt64, snapshot: UInt64) throws -> PageNode {
         let (header, payload) = try readFrame(at: offset)
         guard header.type == .leaf || header.type == .branch else {
             throw StoreError.corrupt(offset: offset, reason: "expected a tree page, found a \(header.type) frame")
         }
         guard header.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
-        let page: PageNode
         do {
-            page = try PageNode(
+            return try PageNode(
                 offset: offset, frameSize: header.frameSize, transaction: header.transaction,
                 isLeaf: header.type == .leaf, payload: payload
             )
         } catch {
             throw StoreError.corrupt(offset: offset, reason: error.description)
         }
-        cache.insert(page)
-        return page
     }
 
     /// The bytes of an overflow value (F15).

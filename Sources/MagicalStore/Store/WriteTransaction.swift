@@ -12,6 +12,9 @@ public final class WriteTransaction {
     /// Trees opened or created in this transaction, by name.
     private var trees: [String: MutableTree] = [:]
     private var isActive = true
+    /// The writer of pages written before the commit (by loaders), which the commit
+    /// continues; nil until a loader finishes a page.
+    private var earlyWriter: LogWriter?
 
     init(store: Store, reader: SnapshotReader, base: CommitPoint) throws {
         self.store = store
@@ -21,7 +24,7 @@ public final class WriteTransaction {
     }
 
     deinit {
-        if isActive { store.endWrite() }
+        if isActive { endWithoutCommit() }
     }
 
     /// The id the commit will have.
@@ -65,6 +68,26 @@ public final class WriteTransaction {
     public func makeLoader(forNewTree name: String) throws -> TreeLoader {
         let writer = try createTree(name)
         return TreeLoader(name: name, tree: writer.tree, transaction: self)
+    }
+
+    /// The log writer for pages written before the commit, made on first use: a loader
+    /// writes each page it fills at once, so a tree of any size never waits in memory.
+    /// Its pages carry the commit's transaction id; until the commit they are only
+    /// reachable from this transaction's trees.
+    func pageWriter() throws -> LogWriter {
+        try ensureActive()
+        if let earlyWriter { return earlyWriter }
+        let (file, _) = try store.writerSnapshot()
+        let writer = LogWriter(
+            file: file, transaction: transactionID, position: base.end, compress: store.options.compression, retainsPages: false
+        )
+        earlyWriter = writer
+        return writer
+    }
+
+    /// Frames written and then abandoned (a loader dropped unfinished): no longer live.
+    func noteUnreachable(bytes: UInt64) {
+        space.freed += bytes
     }
 
     /// The tree named `name`, created when missing.
@@ -122,8 +145,14 @@ public final class WriteTransaction {
         defer { store.endWrite() }
         guard catalog.isModified || trees.values.contains(where: \.isModified) else { return }
 
-        let (file, syncedThrough) = try store.writerSnapshot()
-        let writer = LogWriter(file: file, transaction: transactionID, position: base.end, compress: store.options.compression)
+        let (file, syncedThrough): (StoreFile, UInt64)
+        do {
+            (file, syncedThrough) = try store.writerSnapshot()
+        } catch {
+            if earlyWriter != nil { store.discardFrames(from: base.end) }
+            throw error
+        }
+        let writer = earlyWriter ?? LogWriter(file: file, transaction: transactionID, position: base.end, compress: store.options.compression)
         let full = store.options.durability == .full
         var syncing = false
         do {
@@ -140,7 +169,9 @@ public final class WriteTransaction {
                 catalogCount: UInt64(catalog.count),
                 previousCommit: base.offset,
                 durableThrough: syncedThrough,
-                liveBytes: base.record.liveBytes - freed + writer.bytesAppended + commitFrameSize,
+                // Added before the freed bytes are taken: those may include pages a loader
+                // wrote in this transaction.
+                liveBytes: base.record.liveBytes + writer.bytesAppended + commitFrameSize - freed,
                 firstFrame: base.end,
                 timestampMilliseconds: currentTimeMilliseconds()
             )
@@ -161,7 +192,13 @@ public final class WriteTransaction {
     /// Discards every change. Safe to call on an ended transaction.
     public func rollback() {
         guard isActive else { return }
+        endWithoutCommit()
+    }
+
+    /// Ends the transaction without a commit, removing the pages it wrote early.
+    private func endWithoutCommit() {
         isActive = false
+        if earlyWriter != nil { store.discardFrames(from: base.end) }
         store.endWrite()
     }
 
