@@ -17,8 +17,9 @@ import Testing
         var error: (any Error)?
     }
 
-    /// Creates a store and makes a few commits (puts, deletes, overflow values, a
-    /// compaction), stopping at the first error. The seed picks the keys and values.
+    /// Creates a store and makes a few commits (puts, deletes, overflow values, a bulk load
+    /// whose pages reach the file before its commit, a compaction), stopping at the first
+    /// error. The seed picks the keys and values.
     static func workload(on fileSystem: any StorageFileSystem, seed: UInt64 = 17) -> Outcome {
         var outcome = Outcome()
         var random = SeededGenerator(seed: seed)
@@ -33,6 +34,11 @@ import Testing
                     continue
                 }
                 try store.write { transaction in
+                    if round == 1 {
+                        let loader = try transaction.makeLoader(forNewTree: "loaded")
+                        for number in 0..<60 { try loader.append(numberKey(number), random.bytes(count: number % 20 == 0 ? 300 : 20)) }
+                        try loader.finish()
+                    }
                     let tree = try transaction.openTree("tree")
                     for _ in 0..<25 {
                         let key = numberKey(Int.random(in: 0..<60, using: &random))
