@@ -18,8 +18,8 @@ import Testing
     }
 
     /// Creates a store and makes a few commits (puts, deletes, overflow values, a bulk load
-    /// whose pages reach the file before its commit, a compaction), stopping at the first
-    /// error. The seed picks the keys and values.
+    /// whose pages reach the file before its commit, one rolled back after its pages did, a
+    /// compaction), stopping at the first error. The seed picks the keys and values.
     static func workload(on fileSystem: any StorageFileSystem, seed: UInt64 = 17) -> Outcome {
         var outcome = Outcome()
         var random = SeededGenerator(seed: seed)
@@ -32,6 +32,15 @@ import Testing
                     try store.compact()
                     outcome.acknowledged += 1
                     continue
+                }
+                if round == 2 {
+                    // Pages written and then rolled back: the next commit reuses their
+                    // offsets and transaction id.
+                    let discarded = try store.beginWrite()
+                    let loader = try discarded.makeLoader(forNewTree: "discarded")
+                    for number in 0..<60 { try loader.append(numberKey(number), random.bytes(count: 20)) }
+                    try loader.finish()
+                    discarded.rollback()
                 }
                 try store.write { transaction in
                     if round == 1 {

@@ -117,4 +117,69 @@ import Testing
         let report = try StoreChecker(path: path).run()
         #expect(report.isSound, "\(report.problems)")
     }
+
+    @Test func aLoaderReleasedAfterTheCommitStillLeavesItsPagesOutOfTheLiveBytes() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file()
+        let store = try Store(path: path, options: StoreOptions(durability: .none, pageSize: 1024))
+        let transaction = try store.beginWrite()
+        let loader = try transaction.makeLoader(forNewTree: "abandoned")
+        for number in 0..<3000 { try loader.append(numberKey(number), [UInt8](repeating: 3, count: 40)) }
+        try transaction.openTree("other").put([1], [1])
+        try transaction.commit()
+        withExtendedLifetime(loader) {}
+        #expect(try store.read().tree("abandoned").count == 0)
+        try store.close()
+        let report = try StoreChecker(path: path).run()
+        #expect(report.isSound, "\(report.problems)")
+    }
+
+    @Test func aTreeDroppedBeforeItsLoaderFinishesGetsNothingAndTheLiveBytesStayExact() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file()
+        let store = try Store(path: path, options: StoreOptions(durability: .none, pageSize: 1024))
+        try store.write { transaction in
+            let loader = try transaction.makeLoader(forNewTree: "dropped")
+            for number in 0..<3000 { try loader.append(numberKey(number), [UInt8](repeating: 4, count: 40)) }
+            try transaction.dropTree("dropped")
+            #expect(throws: StoreError.treeNotFound("dropped")) { try loader.finish() }
+            try transaction.openTree("other").put([1], [1])
+        }
+        #expect(throws: StoreError.treeNotFound("dropped")) { try store.read().tree("dropped") }
+        try store.close()
+        let report = try StoreChecker(path: path).run()
+        #expect(report.isSound, "\(report.problems)")
+    }
+
+    @Test func aCursorOnARolledBackLoadIsClosedRatherThanReadingTheNextTransactionsPages() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: 1024))
+        let transaction = try store.beginWrite()
+        try Self.load(transaction, "loaded", count: 3000, fill: 1)
+        var cursor = try transaction.tree("loaded").makeCursor()
+        transaction.rollback()
+        try store.write { try Self.load($0, "loaded", count: 3000, fill: 2) }
+        #expect(throws: StoreError.closed) { try cursor.first() }
+        try store.close()
+    }
+
+    @Test func aPageWriteThatFailsMidLoadIsCountedAndTheTransactionCanStillCommit() throws {
+        let faulty = FaultInjectingFileSystem()
+        let path = "/store/loader.store"
+        let store = try Store(path: path, options: StoreOptions(durability: .full, pageSize: 1024, fileSystem: faulty))
+        try store.write { try $0.createTree("kept").put([1], [1]) }
+        let transaction = try store.beginWrite()
+        let loader = try transaction.makeLoader(forNewTree: "loaded")
+        for number in 0..<3000 { try loader.append(numberKey(number), [UInt8](repeating: 5, count: 40)) }
+        // The pages wait in the writer's buffer; finishing flushes them, and that write fails once.
+        faulty.inject(InjectedFault(kinds: [.write, .grow], atOperation: 1, errno: EIO, tornWriteBytes: 700))
+        #expect(throws: StoreError.self) { try loader.finish() }
+        try transaction.tree("kept").put([2], [2])
+        try transaction.commit()
+        #expect(try allEntries(store.read().tree("kept")) == [[1]: [1], [2]: [2]])
+        #expect(try store.read().tree("loaded").count == 0)
+        try store.close()
+        let report = try StoreChecker(path: path, fileSystem: faulty).run()
+        #expect(report.isSound, "\(report.problems)")
+    }
 }

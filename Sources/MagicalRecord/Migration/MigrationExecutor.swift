@@ -18,15 +18,14 @@ struct MigrationExecutor {
         // Dropping the old trees reads all their pages: meanwhile the first entity to
         // rewrite already has its records read and rewritten on another core.
         let first = plan.entities.first { stashed[StoreLayout.objectTree($0.target.name)] == nil && $0.rewritesRecords && $0.source != nil }
-        var headStart = try first.map { try RewriteStream(rewriting: $0, executor: self, capacity: Self.headStartChunks) }
+        let headStart = try first.map { try RewriteStream(rewriting: $0, executor: self, capacity: Self.headStartChunks) }
+        // Whatever fails, the producer stops before the snapshot it reads goes.
         defer { headStart?.cancel() }
         for name in try transaction.treeNames() where Self.isObjectLayerTree(name) {
             try transaction.dropTree(name)
         }
         for entity in plan.entities {
-            let stream = entity.target.name == first?.target.name ? headStart : nil
-            if stream != nil { headStart = nil }
-            try build(entity, stashed: stashed, stream: stream)
+            try build(entity, stashed: stashed, stream: entity.target.name == first?.target.name ? headStart : nil)
         }
     }
 
@@ -88,6 +87,7 @@ struct MigrationExecutor {
         } else if entity.rewritesRecords, entity.source != nil {
             let loader = try transaction.makeLoader(forNewTree: objectTree)
             let stream = try stream ?? RewriteStream(rewriting: entity, executor: self, capacity: 4)
+            defer { stream.cancel() }
             try stream.load(into: loader, moved: &moved) { number, record in
                 for index in indexes.indices { try indexes[index].add(number, record) }
             }
@@ -317,7 +317,10 @@ private final class RewriteStream {
         }
     }
 
+    deinit { cancel() }
+
     /// Stops the producer and waits for it: the snapshot it reads must outlive it.
+    /// Harmless once it has finished, and when called again.
     func cancel() {
         pipe.cancel()
         pipe.waitUntilFinished()

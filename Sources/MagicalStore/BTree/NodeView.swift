@@ -1,3 +1,17 @@
+import Synchronization
+
+/// Whether a write transaction's early pages (written before its commit) are still its
+/// own: until it ends without committing.
+final class TransactionState: Sendable {
+    private let discarded = Atomic<Bool>(false)
+
+    var mayReadEarlyPages: Bool { !discarded.load(ordering: .acquiring) }
+
+    func discardEarlyPages() {
+        discarded.store(true, ordering: .releasing)
+    }
+}
+
 /// Reads one snapshot's pages: the store file and the transaction id it may see (F21).
 struct SnapshotReader: Sendable {
     let file: StoreFile
@@ -6,11 +20,15 @@ struct SnapshotReader: Sendable {
     /// ``TreeLoader`` streams them). They belong to the next transaction id and are read
     /// past the cache, which must not keep them: a rollback hands their offsets on.
     var uncommittedFrom = UInt64.max
+    /// The write transaction's state: once it has ended without a commit, its early pages
+    /// are gone (or another transaction's), and a cursor still holding them gets `closed`.
+    var owner: TransactionState?
 
     var pageSize: Int { file.pageSize }
 
     func page(at offset: UInt64) throws -> PageNode {
         guard offset >= uncommittedFrom else { return try file.page(at: offset, snapshot: transaction) }
+        guard owner?.mayReadEarlyPages == true else { throw StoreError.closed }
         return try file.uncachedPage(at: offset, snapshot: transaction + 1)
     }
 
@@ -26,7 +44,9 @@ struct SnapshotReader: Sendable {
         switch value {
         case .inline(let bytes), .pendingOverflow(let bytes): return bytes
         case .overflow(let reference):
-            return try file.overflowValue(reference, snapshot: reference.offset >= uncommittedFrom ? transaction + 1 : transaction)
+            guard reference.offset >= uncommittedFrom else { return try file.overflowValue(reference, snapshot: transaction) }
+            guard owner?.mayReadEarlyPages == true else { throw StoreError.closed }
+            return try file.overflowValue(reference, snapshot: transaction + 1)
         }
     }
 }

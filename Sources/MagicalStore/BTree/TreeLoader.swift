@@ -14,29 +14,24 @@ public final class TreeLoader {
     private var lastKey: [UInt8]?
     private let inlineLimit: Int
     private var isFinished = false
-    /// Whether the tree has the loaded entries (and so their pages).
-    private var isLoaded = false
-    /// The log bytes this loader's pages take so far.
-    private let bytesWritten = ByteCount()
+    /// What this loader wrote to the log, which the commit counts as freed unless the
+    /// tree got it.
+    private let account = LoadAccount()
 
     init(name: String, tree: MutableTree, transaction: WriteTransaction) {
         self.name = name
         self.tree = tree
         self.transaction = transaction
-        let bytesWritten = bytesWritten
+        let account = account
         loader = BulkLoader(pageSize: tree.reader.pageSize) { node in
             let writer = try transaction.pageWriter()
             let before = writer.bytesAppended
-            let offset = try writer.writeSubtree(.dirty(node))
-            bytesWritten.value += writer.bytesAppended - before
-            return .page(offset)
+            // Counted even when a write fails: the frames stay in the writer's buffer.
+            defer { account.bytesWritten += writer.bytesAppended - before }
+            return .page(try writer.writeSubtree(.dirty(node)))
         }
         inlineLimit = FileFormat.inlineEntryLimit(pageSize: tree.reader.pageSize)
-    }
-
-    deinit {
-        // Pages of a tree that never got them are not live (the commit's live bytes).
-        if !isLoaded { transaction.noteUnreachable(bytes: bytesWritten.value) }
+        transaction.register(account)
     }
 
     /// The number of entries appended so far.
@@ -59,14 +54,18 @@ public final class TreeLoader {
         guard !isFinished else { return }
         isFinished = true
         guard loader.count > 0 else { return }
+        // A tree dropped meanwhile gets nothing (its pages stay counted as freed).
+        guard transaction.holds(tree) else { throw StoreError.treeNotFound(name) }
         let root = try loader.finishTree()
         // In the file before anything reads them in this transaction.
         try transaction.pageWriter().flush()
         tree.replaceRoot(root, count: loader.count)
-        isLoaded = true
+        account.isLoaded = true
     }
 }
 
-private final class ByteCount {
-    var value: UInt64 = 0
+/// The log bytes one loader wrote, and whether its tree got them.
+final class LoadAccount {
+    var bytesWritten: UInt64 = 0
+    var isLoaded = false
 }

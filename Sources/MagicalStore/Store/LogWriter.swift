@@ -18,8 +18,9 @@ final class LogWriter {
     /// Pages written, to be cached once the commit succeeds (their offsets are reused if
     /// it fails, so caching them earlier could serve stale pages).
     private(set) var writtenPages: [PageNode] = []
-    /// Off for compaction, which writes a whole store: too much to hold in memory.
-    private let retainsPages: Bool
+    /// Off for compaction, which writes a whole store, and for a transaction's loaders,
+    /// which write whole trees: too much to hold in memory.
+    var retainsPages: Bool
     private static let flushThreshold = 4 << 20
 
     init(file: StoreFile, transaction: UInt64, position: UInt64, compress: Bool, retainsPages: Bool = true) {

@@ -148,7 +148,7 @@ public final class Store: Sendable {
                 if let reason = state.poisoned { throw StoreError.poisoned(reason: reason) }
                 return (file, state.latest)
             }
-            let reader = SnapshotReader(file: file, transaction: latest.transaction, uncommittedFrom: latest.end)
+            let reader = SnapshotReader(file: file, transaction: latest.transaction, uncommittedFrom: latest.end, owner: TransactionState())
             return try WriteTransaction(store: self, reader: reader, base: latest)
         } catch {
             writerGate.signal()
@@ -194,18 +194,23 @@ public final class Store: Sendable {
     /// Records a failed commit: drops its partial frames when possible. After a failed sync
     /// nothing on disk can be vouched for, so the store refuses writes until reopened.
     func abandonCommit(truncatingTo end: UInt64, error: any Error, duringSync: Bool) {
-        guard discardFrames(from: end), duringSync else { return }
+        // After a failed sync another sync proves nothing (no retry that pretends).
+        guard discardFrames(from: end, syncing: !duringSync), duringSync else { return }
         state.withLock { $0.poisoned = "a sync failed: \(error)" }
     }
 
-    /// Removes the frames of a transaction that did not commit, from `end` (its base) on;
-    /// false, with the store refusing writes until reopened, when the file cannot be cut.
+    /// Removes the frames of a transaction that did not commit, from `end` (its base) on,
+    /// and syncs the cut unless durability is `none`: the next transaction writes at the
+    /// same offsets with the same id, and a power cut must not bring the old frames back
+    /// between its own. False, with the store refusing writes until reopened, when the
+    /// file cannot be cut or synced.
     @discardableResult
-    func discardFrames(from end: UInt64) -> Bool {
+    func discardFrames(from end: UInt64, syncing: Bool = true) -> Bool {
         state.withLock { state in
             guard let file = state.file else { return true }
             do {
                 try file.file.truncate(to: end)
+                if syncing && options.durability != .none { try file.file.sync() }
                 return true
             } catch {
                 state.poisoned = "could not remove a failed transaction's frames: \(error)"

@@ -15,6 +15,7 @@ public final class WriteTransaction {
     /// The writer of pages written before the commit (by loaders), which the commit
     /// continues; nil until a loader finishes a page.
     private var earlyWriter: LogWriter?
+    private var loads: [LoadAccount] = []
 
     init(store: Store, reader: SnapshotReader, base: CommitPoint) throws {
         self.store = store
@@ -85,9 +86,15 @@ public final class WriteTransaction {
         return writer
     }
 
-    /// Frames written and then abandoned (a loader dropped unfinished): no longer live.
-    func noteUnreachable(bytes: UInt64) {
-        space.freed += bytes
+    /// Keeps a loader's account: at the commit, the pages of a load that never reached its
+    /// tree are not live.
+    func register(_ account: LoadAccount) {
+        loads.append(account)
+    }
+
+    /// Whether `tree` is still one of this transaction's trees (not dropped).
+    func holds(_ tree: MutableTree) -> Bool {
+        trees.values.contains { $0 === tree }
     }
 
     /// The tree named `name`, created when missing.
@@ -149,10 +156,13 @@ public final class WriteTransaction {
         do {
             (file, syncedThrough) = try store.writerSnapshot()
         } catch {
-            if earlyWriter != nil { store.discardFrames(from: base.end) }
+            if earlyWriter != nil { discardEarlyPages() }
             throw error
         }
         let writer = earlyWriter ?? LogWriter(file: file, transaction: transactionID, position: base.end, compress: store.options.compression)
+        // The commit's own pages are cached as usual, a loader's were not kept.
+        writer.retainsPages = true
+        for load in loads where !load.isLoaded { space.freed += load.bytesWritten }
         let full = store.options.durability == .full
         var syncing = false
         do {
@@ -184,6 +194,7 @@ public final class WriteTransaction {
             let commit = CommitPoint(offset: offset, transaction: transactionID, record: record, end: offset + size)
             store.publish(commit, synced: full, pages: writer.writtenPages)
         } catch {
+            reader.owner?.discardEarlyPages()
             store.abandonCommit(truncatingTo: base.end, error: error, duringSync: syncing)
             throw error
         }
@@ -198,8 +209,15 @@ public final class WriteTransaction {
     /// Ends the transaction without a commit, removing the pages it wrote early.
     private func endWithoutCommit() {
         isActive = false
-        if earlyWriter != nil { store.discardFrames(from: base.end) }
+        if earlyWriter != nil { discardEarlyPages() }
         store.endWrite()
+    }
+
+    /// Cuts the pages written before the commit off the file; cursors holding them can no
+    /// longer read them.
+    private func discardEarlyPages() {
+        reader.owner?.discardEarlyPages()
+        store.discardFrames(from: base.end)
     }
 
     func ensureActive() throws {
