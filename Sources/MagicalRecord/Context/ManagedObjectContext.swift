@@ -41,6 +41,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // Guarded by `lock`.
     private var storedName: String?
     private var registered: [ObjectID: WeakObject] = [:]
+    private var pruningThreshold = minimumPruningThreshold
+    private static let minimumPruningThreshold = 4_096
     /// Objects with unsaved changes (inserted, updated or deleted), kept alive until saved.
     var changedObjects: [ObjectID: ManagedObject] = [:]
     var changeOrder: [ObjectID] = []
@@ -105,7 +107,16 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     func register(_ object: ManagedObject) {
         registered[object.objectID] = WeakObject(object)
+        // Entries outlive their objects; dropping the dead ones whenever the table has
+        // doubled keeps it within twice the live objects, at O(1) per registration.
+        if registered.count >= pruningThreshold {
+            registered = registered.filter { $0.value.object != nil }
+            pruningThreshold = max(Self.minimumPruningThreshold, registered.count * 2)
+        }
     }
+
+    /// Entries in the registry, dead ones included: for tests of its pruning.
+    var registryEntryCount: Int { withLock { registered.count } }
 
     func unregister(_ id: ObjectID) {
         registered[id] = nil

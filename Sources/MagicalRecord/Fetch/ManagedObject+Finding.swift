@@ -117,7 +117,11 @@ extension ActiveRecord where Self: ManagedObject {
         byAttribute attribute: String, withValue value: (any PredicateArgumentConvertible)?,
         in context: ManagedObjectContext? = nil
     ) throws(MagicalRecordError) -> Self? {
-        try executeFetchRequestAndReturnFirstObject(requestFirst(byAttribute: attribute, withValue: value), in: context)
+        let context = try resolve(context)
+        if let answer = try context.firstObjectThroughIndex(entityName: entityName, attribute: attribute, value: value) {
+            return try answer.map { (object) throws(MagicalRecordError) in try typed(object) }
+        }
+        return try executeFetchRequestAndReturnFirstObject(requestFirst(byAttribute: attribute, withValue: value), in: context)
     }
 
     // MARK: Counting
