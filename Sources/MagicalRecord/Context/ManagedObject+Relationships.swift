@@ -74,7 +74,7 @@ extension ManagedObject {
         case .added(let extra):
             guard let context = managedObjectContext else { throw .wrongContext(objectID) }
             let base = try context.parentTargets(of: objectID, entity.relationships[position], position: position)
-            let targets = RelationshipState.joined(base, extra)
+            let targets = RelationshipState.joined(base, extra.ids)
             state.relationships[position] = .toMany(targets)
             return targets
         }

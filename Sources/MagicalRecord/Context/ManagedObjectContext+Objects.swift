@@ -81,7 +81,7 @@ extension ManagedObjectContext {
             case .toMany(let targets)?:
                 return targets
             case .added(let extra)?:
-                return RelationshipState.joined(try parent.parentTargets(of: id, relationship, position: position), extra)
+                return RelationshipState.joined(try parent.parentTargets(of: id, relationship, position: position), extra.ids)
             default:
                 return try parent.parentTargets(of: id, relationship, position: position)
             }

@@ -72,7 +72,7 @@ struct ObjectView {
         case .toMany(let targets): return targets
         case .unloaded: return try snapshot.targets(of: state.id, entity.relationships[position])
         case .added(let extra):
-            return RelationshipState.joined(try snapshot.targets(of: state.id, entity.relationships[position]), extra)
+            return RelationshipState.joined(try snapshot.targets(of: state.id, entity.relationships[position]), extra.ids)
         }
     }
 }

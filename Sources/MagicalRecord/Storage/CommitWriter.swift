@@ -16,9 +16,15 @@ struct CommitWriter {
         for id in changes.deletes {
             try delete(id)
         }
-        var failures: [ValidationFailure] = []
+        var byEntity: [String: [ObjectState]] = [:]
+        var entityOrder: [String] = []
         for state in changes.upserts {
-            if let failure = try write(state, isNew: changes.inserted.contains(state.id)) { failures.append(failure) }
+            if byEntity[state.id.entityName] == nil { entityOrder.append(state.id.entityName) }
+            byEntity[state.id.entityName, default: []].append(state)
+        }
+        var failures: [ValidationFailure] = []
+        for name in entityOrder {
+            failures += try write(byEntity[name] ?? [], inserted: changes.inserted)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
     }
@@ -45,58 +51,87 @@ struct CommitWriter {
         let key = StoreLayout.objectKey(id.number)
         guard let bytes = try writer.records.get(key) else { return }
         let old = try writer.coder.decode(bytes, number: id.number)
-        try updateIndexes(writer, number: id.number, old: old, new: nil)
+        try removeIndexEntries(writer, number: id.number, of: old)
         _ = try writer.records.delete(key)
         for relationship in writer.coder.entity.relationships where relationship.isToMany {
             try removeTargets(of: id, relationship)
         }
     }
 
-    /// Writes the record and its index entries; returns a duplicate-key failure instead of
-    /// writing an index entry that would break the key's uniqueness.
-    private func write(_ state: ObjectState, isNew: Bool) throws -> ValidationFailure? {
-        let writer = try writer(state.id.entityName)
-        let entity = writer.coder.entity
-        let key = StoreLayout.objectKey(state.id.number)
-        let old = isNew ? nil : try writer.records.get(key).map { try writer.coder.decode($0, number: state.id.number) }
-        if let failure = try duplicateKey(writer, state) { return failure }
-        try updateIndexes(writer, number: state.id.number, old: old, new: state)
-        try writer.records.put(key, writer.coder.encode(state))
+    /// Writes the records of one entity's objects and their index entries, each tree in
+    /// one sorted batch. Returns the duplicate-key failures instead of writing (the
+    /// caller abandons the transaction): a key must be unique in the state the save
+    /// leaves, so every index entry that goes is removed before any key is checked, and
+    /// two objects may swap keys or pass one on.
+    private func write(_ states: [ObjectState], inserted: Set<ObjectID>) throws -> [ValidationFailure] {
+        guard let first = states.first else { return [] }
+        let writer = try writer(first.id.entityName)
+        let olds = try states.map { (state) throws -> ObjectState? in
+            guard !inserted.contains(state.id) else { return nil }
+            return try writer.records.get(StoreLayout.objectKey(state.id.number)).map { try writer.coder.decode($0, number: state.id.number) }
+        }
+        var added: [[(key: [UInt8], value: [UInt8])]] = []
+        for index in writer.indexes {
+            var entries: [(key: [UInt8], value: [UInt8])] = []
+            for (state, old) in zip(states, olds) {
+                let oldValue = old?.attributes[index.position]
+                let newValue = state.attributes[index.position]
+                guard oldValue != newValue else { continue }
+                if let oldValue { _ = try index.tree.delete(StoreLayout.indexKey(oldValue, state.id.number)) }
+                entries.append((StoreLayout.indexKey(newValue, state.id.number), []))
+            }
+            added.append(entries)
+        }
+        let failures = try duplicateKeys(writer, states, olds)
+        guard failures.isEmpty else { return failures }
+        for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
+            try index.tree.putBatch(entries)
+        }
+        try writer.records.putBatch(states.map { (StoreLayout.objectKey($0.id.number), writer.coder.encode($0)) })
+        for (state, old) in zip(states, olds) {
+            try writeRelationships(of: state, entity: writer.coder.entity, isNew: old == nil)
+        }
+        return []
+    }
+
+    private func writeRelationships(of state: ObjectState, entity: Entity, isNew: Bool) throws {
         for (position, relationship) in entity.relationships.enumerated() where relationship.isToMany {
             switch state.relationships[position] {
             case .toMany(let targets):
                 try replaceTargets(of: state.id, relationship, with: targets, isNew: isNew)
             case .added(let extra):
-                try addTargets(of: state.id, relationship, extra)
+                try addTargets(of: state.id, relationship, extra.ids)
             default:
                 continue
             }
         }
-        return nil
     }
 
-    private func duplicateKey(_ writer: EntityWriter, _ state: ObjectState) throws -> ValidationFailure? {
-        guard let keyIndex = writer.key else { return nil }
-        let value = state.attributes[keyIndex.position]
-        guard !value.isNull else { return nil }
-        var duplicate = false
-        try keyIndex.tree.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
-            if case .int(let number)? = try KeyEncoding.decode(key).last, number != state.id.number {
-                duplicate = true
-                return false
+    /// One failure per object whose new key another object holds: one stored and keeping
+    /// its key, or one earlier in `states`. Checked after the save's old entries are gone.
+    private func duplicateKeys(_ writer: EntityWriter, _ states: [ObjectState], _ olds: [ObjectState?]) throws -> [ValidationFailure] {
+        guard let keyIndex = writer.key else { return [] }
+        var failures: [ValidationFailure] = []
+        var claimed = Set<AttributeValue>(minimumCapacity: states.count)
+        for (state, old) in zip(states, olds) {
+            let value = state.attributes[keyIndex.position]
+            guard !value.isNull, old?.attributes[keyIndex.position] != value else { continue }
+            var taken = !claimed.insert(value).inserted
+            if !taken {
+                try keyIndex.tree.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
+                    guard case .int(let number)? = try KeyEncoding.decode(key).last, number != state.id.number else { return true }
+                    taken = true
+                    return false
+                }
             }
-            return true
+            if taken { failures.append(ValidationFailure(object: state.id, reason: .duplicateKey(attribute: keyIndex.attribute, value: value))) }
         }
-        return duplicate ? ValidationFailure(object: state.id, reason: .duplicateKey(attribute: keyIndex.attribute, value: value)) : nil
+        return failures
     }
 
-    private func updateIndexes(_ writer: EntityWriter, number: Int64, old: ObjectState?, new: ObjectState?) throws {
+    private func removeIndexEntries(_ writer: EntityWriter, number: Int64, of old: ObjectState) throws {
         for index in writer.indexes {
-            let oldValue = old?.attributes[index.position]
-            let newValue = new?.attributes[index.position]
-            guard oldValue != newValue else { continue }
-            if let oldValue { _ = try index.tree.delete(StoreLayout.indexKey(oldValue, number)) }
-            if let newValue { try index.tree.put(StoreLayout.indexKey(newValue, number), []) }
+            _ = try index.tree.delete(StoreLayout.indexKey(old.attributes[index.position], number))
         }
     }
 

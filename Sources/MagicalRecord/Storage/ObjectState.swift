@@ -44,10 +44,10 @@ struct ObjectState: Sendable, Equatable {
 
     private mutating func appendAddition(_ target: ObjectID, at position: Int) {
         guard case .added(var targets) = relationships[position] else {
-            if case .unloaded = relationships[position] { relationships[position] = .added([target]) }
+            if case .unloaded = relationships[position] { relationships[position] = .added(TargetAdditions([target])) }
             return
         }
-        relationships[position] = .added([])
+        relationships[position] = .added(TargetAdditions())
         targets.append(target)
         relationships[position] = .added(targets)
     }
@@ -68,7 +68,7 @@ enum RelationshipState: Sendable, Equatable {
     /// Not read, plus these targets: what an unordered to-many becomes when objects join it
     /// through their inverse, so that joining a large set costs neither a read nor a copy.
     /// The targets are those of the farther levels (parents, store) and these.
-    case added([ObjectID])
+    case added(TargetAdditions)
 
     /// `self`, a nearer level's state, completed by `farther`, the same relationship one
     /// level out (a parent's, or the committed one): loaded targets win, additions join.
@@ -77,9 +77,9 @@ enum RelationshipState: Sendable, Equatable {
         case (.unloaded, _):
             return farther
         case (.added(let extra), .toMany(let base)):
-            return .toMany(Self.joined(base, extra))
+            return .toMany(Self.joined(base, extra.ids))
         case (.added(let extra), .added(let base)):
-            return .added(Self.joined(base, extra))
+            return .added(TargetAdditions(Self.joined(base.ids, extra.ids)))
         default:
             return self
         }
@@ -93,4 +93,26 @@ enum RelationshipState: Sendable, Equatable {
         for id in extra where !present.contains(id) { result.append(id) }
         return result
     }
+}
+
+/// The targets joined to a to-many that was not read, in order, with a set beside them:
+/// an import links thousands of objects to one department, each first checked for
+/// membership, which a scan of the array made quadratic.
+struct TargetAdditions: Sendable, Equatable {
+    private(set) var ids: [ObjectID] = []
+    private var members: Set<ObjectID> = []
+
+    init(_ ids: [ObjectID] = []) {
+        for id in ids { append(id) }
+    }
+
+    func contains(_ id: ObjectID) -> Bool { members.contains(id) }
+
+    /// Adds `id` at the end unless it is already there.
+    mutating func append(_ id: ObjectID) {
+        guard members.insert(id).inserted else { return }
+        ids.append(id)
+    }
+
+    static func == (left: TargetAdditions, right: TargetAdditions) -> Bool { left.ids == right.ids }
 }

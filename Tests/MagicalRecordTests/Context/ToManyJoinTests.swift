@@ -88,10 +88,24 @@ import Testing
     }
 }
 
+@Suite struct TargetAdditionsTests {
+    @Test func keepsTheOrderOfFirstAdditionAndEachTargetOnce() {
+        let ids = (1...5).map { ObjectID(entityName: "Employee", number: $0) }
+        var additions = TargetAdditions([ids[2], ids[0]])
+        additions.append(ids[2])
+        additions.append(ids[4])
+        additions.append(ids[0])
+        #expect(additions.ids == [ids[2], ids[0], ids[4]])
+        #expect(additions.contains(ids[4]) && !additions.contains(ids[1]))
+        #expect(additions == TargetAdditions([ids[2], ids[0], ids[4]]))
+        #expect(additions != TargetAdditions([ids[0], ids[2], ids[4]]), "order counts")
+    }
+}
+
 extension RelationshipState {
     /// The ids an `added` state holds; empty for the others.
     var addedIDs: [ObjectID] {
-        if case .added(let ids) = self { return ids }
+        if case .added(let additions) = self { return additions.ids }
         return []
     }
 }
