@@ -86,44 +86,6 @@ open class ManagedObject: CustomStringConvertible {
         return try context.withLock(body)
     }
 
-    // MARK: Import hooks
-
-    // MagicalRecord's `shouldImport:`, `willImport:`, `didImport:`, `import<Attribute>:`,
-    // `shouldImport<Relationship>:` and `import<Relationship>:`, as methods a subclass
-    // overrides (they live here because Swift cannot override what an extension declares).
-    // Each gets the JSON it is about; the per-property ones get the property's name, so
-    // one override serves several. They run inside the import, on the importing context's
-    // queue, and must not throw.
-    //
-    //     final class Post: ManagedObject {
-    //         override class func shouldImport(_ record: JSONObject) -> Bool { record["draft"] != .bool(true) }
-    //         override func importValue(_ value: JSONValue, forAttribute name: String) -> Bool {
-    //             guard name == "keywords", case .string(let text) = value else { return false }
-    //             try? setValue(.string(text.lowercased()), forKey: "keywords")
-    //             return true   // handled: the default conversion is skipped
-    //         }
-    //     }
-
-    /// Whether `record` should be imported at all; false skips it: nothing is created or
-    /// changed. Called before the object is looked up or made.
-    open class func shouldImport(_ record: JSONObject) -> Bool { true }
-
-    /// Called before the record's values are set.
-    open func willImport(_ record: JSONObject) {}
-
-    /// Called after the record's values and relationships are set.
-    open func didImport(_ record: JSONObject) {}
-
-    /// Imports attribute `name` from `value` itself; true when handled (the default
-    /// conversion is then skipped), false to let the import convert it.
-    open func importValue(_ value: JSONValue, forAttribute name: String) -> Bool { false }
-
-    /// Whether relationship `name` should be imported from `value`; false leaves it as it is.
-    open func shouldImport(_ value: JSONValue, forRelationship name: String) -> Bool { true }
-
-    /// Imports relationship `name` from `value` itself; true when handled.
-    open func importRelationship(_ value: JSONValue, forRelationship name: String) -> Bool { false }
-
     open var description: String {
         let values = withContextLock {
             zip(entity.attributes, state.attributes).map { "\($0.name): \($1)" }.joined(separator: ", ")

@@ -84,10 +84,11 @@ struct Importer {
         collectKeys(.object(record), mapping: mapping, lookup: nil, into: &wanted)
         try lookUp(wanted)
         touched.insert(object.objectID)
-        object.willImport(record)
-        try importAttributes(of: record, into: object, mapping: mapping, index: 0)
-        try importRelationships(of: record, into: object, mapping: mapping, index: 0)
-        object.didImport(record)
+        let hooks = object as? any ImportHooks
+        hooks?.willImport(record)
+        try importAttributes(of: record, into: object, hooks: hooks, mapping: mapping, index: 0)
+        try importRelationships(of: record, into: object, hooks: hooks, mapping: mapping, index: 0)
+        hooks?.didImport(record)
         found.append(object.objectID)
         result.objectIDs.append(object.objectID)
     }
@@ -274,8 +275,8 @@ struct Importer {
         guard case .object(let record) = value else {
             throw .importFailed(ImportError(entity: mapping.entity.name, recordIndex: index, reason: .shape("a record must be a JSON object, not \(value.kindName)")))
         }
-        let type = ObjectClassRegistry.objectClass(for: mapping.entity.name)
-        guard type.shouldImport(record) else { return nil }
+        let hookedType = ObjectClassRegistry.objectClass(for: mapping.entity.name) as? any ImportHooks.Type
+        guard hookedType?.shouldImport(record) ?? true else { return nil }
         var key: AttributeValue?
         if let lookup, !(options.insertsRecordsWithoutKey && Self.lacksKey(record, lookup)) {
             do throws(ImportError) {
@@ -285,11 +286,12 @@ struct Importer {
             }
         }
         let object = try object(for: mapping.entity, keyedBy: lookup?.attribute, key: key)
-        object.willImport(record)
-        try importAttributes(of: record, into: object, mapping: mapping, index: index)
+        let hooks = hookedType == nil ? nil : object as? any ImportHooks
+        hooks?.willImport(record)
+        try importAttributes(of: record, into: object, hooks: hooks, mapping: mapping, index: index)
         registerKeys(of: object)
-        try importRelationships(of: record, into: object, mapping: mapping, index: index)
-        object.didImport(record)
+        try importRelationships(of: record, into: object, hooks: hooks, mapping: mapping, index: index)
+        hooks?.didImport(record)
         return object
     }
 
@@ -319,13 +321,15 @@ struct Importer {
         return object
     }
 
-    private func importAttributes(of record: JSONObject, into object: ManagedObject, mapping: EntityImportMapping, index: Int) throws(MagicalRecordError) {
+    private func importAttributes(
+        of record: JSONObject, into object: ManagedObject, hooks: (any ImportHooks)?, mapping: EntityImportMapping, index: Int
+    ) throws(MagicalRecordError) {
         for attribute in mapping.attributes {
             switch record.value(at: attribute.keyPaths, nullAsAbsent: options.nullAsAbsent) {
             case .absent:
                 if attribute.useDefaultWhenAbsent { try object.setImportedValue(attribute.attribute.defaultValue, for: attribute.attribute) }
             case .found(let value, let keyPath):
-                if object.importValue(value, forAttribute: attribute.attribute.name) { continue }
+                if let hooks, hooks.importValue(value, forAttribute: attribute.attribute.name) { continue }
                 let converted: AttributeValue
                 do {
                     converted = try attribute.conversion.value(from: value)
@@ -339,11 +343,13 @@ struct Importer {
         }
     }
 
-    private mutating func importRelationships(of record: JSONObject, into object: ManagedObject, mapping: EntityImportMapping, index: Int) throws(MagicalRecordError) {
+    private mutating func importRelationships(
+        of record: JSONObject, into object: ManagedObject, hooks: (any ImportHooks)?, mapping: EntityImportMapping, index: Int
+    ) throws(MagicalRecordError) {
         for relationship in mapping.relationships {
             guard case .found(let value, _) = record.value(at: relationship.keyPaths, nullAsAbsent: options.nullAsAbsent) else { continue }
             let name = relationship.relationship.name
-            guard object.shouldImport(value, forRelationship: name), !object.importRelationship(value, forRelationship: name) else { continue }
+            if let hooks, !hooks.shouldImport(value, forRelationship: name) || hooks.importRelationship(value, forRelationship: name) { continue }
             guard let declared = context.model.entity(named: relationship.relationship.destination) else { continue }
             guard let destination = context.model.importTarget(for: declared) else {
                 throw .importFailed(ImportError(entity: mapping.entity.name, recordIndex: index, reason: .shape(

@@ -3,31 +3,31 @@ import MagicalStore
 import Testing
 @testable import MagicalRecord
 
-/// The class-level import calls and the hooks a subclass overrides (Spec/IMPORT.md I18).
+/// The class-level import calls and the hooks of a class adopting ImportHooks (Spec/IMPORT.md I18).
 /// Entities of their own (Post, Comment), since their classes are registered process-wide.
 @Suite struct ImportAPITests {
-    final class Post: ManagedObject {
+    final class Post: ManagedObject, ImportHooks {
         @Field var postID: Int64
         @Field var title: String?
         @Field var keywords: String?
         @Field var imports: Int32
         @ToMany var comments: [Comment]
 
-        override class func shouldImport(_ record: JSONObject) -> Bool { record["draft"] != .bool(true) }
+        class func shouldImport(_ record: JSONObject) -> Bool { record["draft"] != .bool(true) }
 
-        override func willImport(_ record: JSONObject) { imports += 1 }
+        func willImport(_ record: JSONObject) { imports += 1 }
 
-        override func importValue(_ value: JSONValue, forAttribute name: String) -> Bool {
+        func importValue(_ value: JSONValue, forAttribute name: String) -> Bool {
             guard name == "keywords", case .array(let words) = value else { return false }
             keywords = words.compactMap { if case .string(let word) = $0 { word.lowercased() } else { nil } }.joined(separator: ",")
             return true
         }
 
-        override func didImport(_ record: JSONObject) {
+        func didImport(_ record: JSONObject) {
             if title == nil { title = "untitled" }
         }
 
-        override func shouldImport(_ value: JSONValue, forRelationship name: String) -> Bool {
+        func shouldImport(_ value: JSONValue, forRelationship name: String) -> Bool {
             value != .string("skip")
         }
     }
