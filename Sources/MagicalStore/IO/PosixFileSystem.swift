@@ -155,7 +155,7 @@ final class PosixFile: StorageFile, @unchecked Sendable {
 }
 
 final class PosixLock: StorageLock {
-    private let descriptor: Int32
+    let descriptor: Int32
     private let released = Atomic(false)
 
     init(descriptor: Int32) { self.descriptor = descriptor }
@@ -164,6 +164,9 @@ final class PosixLock: StorageLock {
 
     func release() {
         if !released.exchange(true, ordering: .acquiringAndReleasing) {
+            // Unlock before closing: a child forked meanwhile shares the open file
+            // description until it execs, and would keep the lock alive after our close.
+            flock(descriptor, LOCK_UN)
             Glibc.close(descriptor)
         }
     }
