@@ -53,9 +53,11 @@ extension ManagedObjectContext {
         )
     }
 
-    /// Whether `id` changed since the innermost savepoint began (under the lock).
+    /// Whether `id` differs from what it was when the innermost savepoint began (under the
+    /// lock): a value changed and changed back is no change.
     func isChangedSinceSavepoint(_ id: ObjectID) -> Bool {
-        savepoints.last?.priors[id] != nil
+        guard let prior = savepoints.last?.priors[id] else { return false }
+        return prior.state != prior.object.state || prior.wasDeleted != prior.object.isDeletedInContext
     }
 
     /// Notes an object inserted (under the lock).

@@ -30,6 +30,10 @@ public struct ImportOptions: Sendable, Hashable {
     /// is dropped after each commit, so ``ImportResult/objectIDs`` stays empty. Off: one
     /// transaction, all or nothing, saved when the caller saves.
     public var commitsEachBatch = false
+    /// With `commitsEachBatch`, batches that need no objects are imported as states
+    /// written straight into their commit (``DirectImporter``); off only to compare the
+    /// two paths in tests.
+    var importsWithoutObjects = true
 
     public init(
         nullAsAbsent: Bool = false, skipInvalid: Bool = false, relationshipPolicy: RelationshipPolicy? = nil,

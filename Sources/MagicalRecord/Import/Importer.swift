@@ -6,8 +6,9 @@
 struct Importer {
     let context: ManagedObjectContext
     let options: ImportOptions
-    private let mappings: ImportMappings
-    private(set) var result = ImportResult()
+    let mappings: ImportMappings
+    /// The import's counts, which batches taken by ``DirectImporter`` add to.
+    var result = ImportResult()
     /// Objects by key, per (entity, key attribute): found in a lookup pass, or made here.
     private var known: [KeyedEntity: [AttributeValue: ObjectID]] = [:]
     private var touched: Set<ObjectID> = []
@@ -126,7 +127,7 @@ struct Importer {
     }
 
     /// Errors about one record; malformed JSON and model problems end the import.
-    private static func isSkippable(_ error: ImportError) -> Bool {
+    static func isSkippable(_ error: ImportError) -> Bool {
         switch error.reason {
         case .json, .targetHasNoKey: return false
         default: return true
@@ -144,7 +145,7 @@ struct Importer {
     ) {
         guard case .object(let record) = value else { return }
         if let lookup, case .found(let json, _) = record.value(at: lookup.keyPaths, nullAsAbsent: true),
-           let key = try? convertKey(json, lookup, entity: mapping.entity.name, index: 0) {
+           let key = try? Self.convertKey(json, lookup, entity: mapping.entity.name, index: 0) {
             wanted[KeyedEntity(entity: mapping.entity.name, attribute: lookup.attribute.name), default: []].insert(key)
         }
         for relationship in mapping.relationships {
@@ -165,7 +166,7 @@ struct Importer {
                 case .null, .array:
                     continue
                 default:
-                    guard let targetLookup, let key = try? convertKey(element, targetLookup, entity: destination.name, index: 0) else { continue }
+                    guard let targetLookup, let key = try? Self.convertKey(element, targetLookup, entity: destination.name, index: 0) else { continue }
                     wanted[KeyedEntity(entity: destination.name, attribute: targetLookup.attribute.name), default: []].insert(key)
                 }
             }
@@ -181,7 +182,7 @@ struct Importer {
 
     /// The key of `record`, converted to the key attribute's type. A record of an entity
     /// with a key must have one.
-    private func keyValue(
+    static func keyValue(
         of record: JSONObject, _ lookup: EntityImportMapping.AttributeMapping, entity: String, index: Int
     ) throws(ImportError) -> AttributeValue {
         guard case .found(let value, _) = record.value(at: lookup.keyPaths, nullAsAbsent: true) else {
@@ -190,16 +191,16 @@ struct Importer {
                 reason: "the record has no \(lookup.keyPaths.map { "\"\($0)\"" }.joined(separator: " or ")) to find its object by"
             ))
         }
-        return try convertKey(value, lookup, entity: entity, index: index)
+        return try Self.convertKey(value, lookup, entity: entity, index: index)
     }
 
     /// Whether `record` has no value (or null) where its key is read from.
-    private static func lacksKey(_ record: JSONObject, _ lookup: EntityImportMapping.AttributeMapping) -> Bool {
+    static func lacksKey(_ record: JSONObject, _ lookup: EntityImportMapping.AttributeMapping) -> Bool {
         guard case .found = record.value(at: lookup.keyPaths, nullAsAbsent: true) else { return true }
         return false
     }
 
-    private func convertKey(
+    static func convertKey(
         _ value: JSONValue, _ lookup: EntityImportMapping.AttributeMapping, entity: String, index: Int
     ) throws(ImportError) -> AttributeValue {
         let attribute = lookup.attribute
@@ -280,7 +281,7 @@ struct Importer {
         var key: AttributeValue?
         if let lookup, !(options.insertsRecordsWithoutKey && Self.lacksKey(record, lookup)) {
             do throws(ImportError) {
-                key = try keyValue(of: record, lookup, entity: mapping.entity.name, index: index)
+                key = try Self.keyValue(of: record, lookup, entity: mapping.entity.name, index: index)
             } catch {
                 throw .importFailed(error)
             }
@@ -380,7 +381,7 @@ struct Importer {
                     }
                     let key: AttributeValue
                     do {
-                        key = try convertKey(element, targetLookup, entity: destination.name, index: index)
+                        key = try Self.convertKey(element, targetLookup, entity: destination.name, index: index)
                     } catch {
                         throw .importFailed(error)
                     }

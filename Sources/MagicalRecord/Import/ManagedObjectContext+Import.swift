@@ -115,14 +115,20 @@ extension ManagedObjectContext {
         }
         return try withLock { () throws(MagicalRecordError) in
             var importer = Importer(context: self, options: options)
+            let direct = options.importsWithoutObjects
+                ? DirectImporter(context: self, options: options, entity: entity, mappings: importer.mappings) : nil
             do throws(MagicalRecordError) {
                 while let batch = try nextBatch() {
-                    try withSavepoint { () throws(MagicalRecordError) in
-                        try importer.importBatch(batch, entity: entity)
-                        importer.countUpdates()
-                        try save()
+                    if let direct, direct.accepts(batch) {
+                        try direct.importBatch(batch, result: &importer.result)
+                    } else {
+                        try withSavepoint { () throws(MagicalRecordError) in
+                            try importer.importBatch(batch, entity: entity)
+                            importer.countUpdates()
+                            try save()
+                        }
+                        importer.forgetCommitted()
                     }
-                    importer.forgetCommitted()
                     read += batch.count
                     reportProgress()
                 }
