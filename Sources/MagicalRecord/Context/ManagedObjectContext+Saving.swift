@@ -147,6 +147,10 @@ extension ManagedObjectContext {
                 guard let object = registeredObject(id), changedObjects[id] == nil else { continue }
                 object.isDeletedInContext = true
             }
+            for removal in changes.removedTargets {
+                guard let object = registeredObject(removal.owner), changedObjects[removal.owner] == nil else { continue }
+                object.state.removeTarget(removal.target, at: removal.position)
+            }
         }
     }
 

@@ -197,6 +197,8 @@ private struct DirectBatch {
     var states: [ObjectID: ObjectState] = [:]
     var order: [ObjectID] = []
     var inserted: Set<ObjectID> = []
+    /// Members that left stored to-many relationships, written as deletions.
+    var removals: Set<RemovedTarget> = []
     /// Stored objects the batch found by key: those the result counts as updated or
     /// unchanged (not those it only left, like a person's previous department).
     var found: [ObjectID] = []
@@ -266,40 +268,19 @@ private struct DirectBatch {
         guard case .toOne(let previous) = states[source]?.relationships[position], previous != target else { return }
         states[source]?.relationships[position] = .toOne(target)
         guard let inverse else { return }
-        if let previous, try load(previous) {
-            try loadTargets(of: previous, inverse)
+        if let previous {
+            // The previous target's members are not read: the member leaves its additions
+            // (if it joined in this batch) and, if stored there, the store's set.
             states[previous]?.removeTarget(source, at: inverse.position)
+            if !inserted.contains(previous) { removals.insert(RemovedTarget(owner: previous, position: inverse.position, target: source)) }
         }
         if let target {
+            removals.remove(RemovedTarget(owner: target, position: inverse.position, target: source))
             switch states[target]?.relationships[inverse.position] {
             case .added(let extra) where extra.contains(source): return
             case .toMany(let list) where list.contains(source): return
             default: states[target]?.appendTarget(source, at: inverse.position)
             }
-        }
-    }
-
-    /// Brings a stored object into the batch; false when it no longer exists.
-    private mutating func load(_ id: ObjectID) throws(MagicalRecordError) -> Bool {
-        if states[id] != nil { return true }
-        if stored[id] == nil {
-            guard let state = try snapshot.state(of: id) else { return false }
-            stored[id] = state
-        }
-        touch(id)
-        return true
-    }
-
-    /// Reads a to-many the batch has not read, so a member can leave it.
-    private mutating func loadTargets(of id: ObjectID, _ inverse: (position: Int, relationship: RelationshipDescription)) throws(MagicalRecordError) {
-        switch states[id]?.relationships[inverse.position] {
-        case .unloaded?:
-            states[id]?.relationships[inverse.position] = .toMany(try snapshot.targets(of: id, inverse.relationship))
-        case .added(let extra)?:
-            let base = try snapshot.targets(of: id, inverse.relationship)
-            states[id]?.relationships[inverse.position] = .toMany(RelationshipState.joined(base, extra.ids))
-        default:
-            break
         }
     }
 
@@ -309,12 +290,15 @@ private struct DirectBatch {
         var changes = ChangeSet()
         changes.upserts.reserveCapacity(order.count)
         changes.inserted = inserted
+        changes.removedTargets = Array(removals)
+        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: stored)
         for id in order {
             guard let state = states[id], inserted.contains(id) || state != stored[id] else { continue }
             changes.upserts.append(state)
         }
+        let leftOwners = Set(removals.map(\.owner))
         for id in found {
-            if states[id] != stored[id] { result.updated += 1 } else { result.unchanged += 1 }
+            if states[id] != stored[id] || leftOwners.contains(id) { result.updated += 1 } else { result.unchanged += 1 }
         }
         return changes
     }

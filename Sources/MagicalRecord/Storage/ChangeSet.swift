@@ -7,6 +7,26 @@ struct ChangeSet: Sendable {
     /// Those of `upserts` that are new: no stored record to replace.
     var inserted: Set<ObjectID> = []
     var deletes: [ObjectID] = []
+    /// Members taken out of unordered to-many relationships that were not read (an
+    /// import moving objects between targets without loading the targets' members).
+    var removedTargets: [RemovedTarget] = []
+    /// The stored states of updated objects as the writer read them, when it has them:
+    /// a commit made right after that read need not read them again.
+    var storedBefore: StoredStates?
 
-    var isEmpty: Bool { upserts.isEmpty && deletes.isEmpty }
+    var isEmpty: Bool { upserts.isEmpty && deletes.isEmpty && removedTargets.isEmpty }
+}
+
+/// Objects' stored states as of one committed transaction.
+struct StoredStates: Sendable {
+    let transactionID: UInt64
+    let states: [ObjectID: ObjectState]
+}
+
+/// A member that leaves an unordered to-many relationship.
+struct RemovedTarget: Sendable, Hashable {
+    let owner: ObjectID
+    /// By position in the owner entity's relationships.
+    let position: Int
+    let target: ObjectID
 }

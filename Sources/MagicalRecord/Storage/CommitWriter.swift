@@ -13,6 +13,8 @@ struct CommitWriter {
     }
 
     func apply(_ changes: ChangeSet) throws {
+        // Read states are good only if no commit came between the read and this one.
+        let stored = changes.storedBefore.flatMap { $0.transactionID + 1 == transaction.transactionID ? $0.states : nil }
         for id in changes.deletes {
             try delete(id)
         }
@@ -24,9 +26,20 @@ struct CommitWriter {
         }
         var failures: [ValidationFailure] = []
         for name in entityOrder {
-            failures += try write(byEntity[name] ?? [], inserted: changes.inserted)
+            failures += try write(byEntity[name] ?? [], inserted: changes.inserted, stored: stored)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
+        for removal in changes.removedTargets {
+            try removeTarget(removal)
+        }
+    }
+
+    /// Deletes one member of an unordered to-many: its set is keyed by target.
+    private func removeTarget(_ removal: RemovedTarget) throws {
+        let entity = try writer(removal.owner.entityName).coder.entity
+        let relationship = entity.relationships[removal.position]
+        let tree = try transaction.tree(StoreLayout.relationshipTree(entity.name, relationship.name))
+        _ = try tree.delete(KeyEncoding.encode([.int(removal.owner.number), .int(removal.target.number)]))
     }
 
     /// The coder and trees of `entityName`, looked up once per commit: a large commit
@@ -63,11 +76,12 @@ struct CommitWriter {
     /// caller abandons the transaction): a key must be unique in the state the save
     /// leaves, so every index entry that goes is removed before any key is checked, and
     /// two objects may swap keys or pass one on.
-    private func write(_ states: [ObjectState], inserted: Set<ObjectID>) throws -> [ValidationFailure] {
+    private func write(_ states: [ObjectState], inserted: Set<ObjectID>, stored: [ObjectID: ObjectState]?) throws -> [ValidationFailure] {
         guard let first = states.first else { return [] }
         let writer = try writer(first.id.entityName)
         let olds = try states.map { (state) throws -> ObjectState? in
             guard !inserted.contains(state.id) else { return nil }
+            if let old = stored?[state.id] { return old }
             return try writer.records.get(StoreLayout.objectKey(state.id.number)).map { try writer.coder.decode($0, number: state.id.number) }
         }
         var added: [[(key: [UInt8], value: [UInt8])]] = []

@@ -31,15 +31,27 @@ struct ObjectState: Sendable, Equatable {
         relationships[position] = .toMany(targets)
     }
 
-    /// Removes `target` from the loaded to-many at `position`, in place (unlinking an
-    /// inverse from a large to-many must not copy it); false when it is not there.
+    /// Removes `target` from the to-many at `position` (loaded, or from its additions), in
+    /// place (unlinking an inverse from a large to-many must not copy it); false when it
+    /// is not there.
     @discardableResult
     mutating func removeTarget(_ target: ObjectID, at position: Int) -> Bool {
-        guard case .toMany(var targets) = relationships[position], let index = targets.firstIndex(of: target) else { return false }
-        relationships[position] = .toMany([])
-        targets.remove(at: index)
-        relationships[position] = .toMany(targets)
-        return true
+        switch relationships[position] {
+        case .toMany(var targets):
+            guard let index = targets.firstIndex(of: target) else { return false }
+            relationships[position] = .toMany([])
+            targets.remove(at: index)
+            relationships[position] = .toMany(targets)
+            return true
+        case .added(var additions):
+            guard additions.contains(target) else { return false }
+            relationships[position] = .added(TargetAdditions())
+            additions.remove(target)
+            relationships[position] = .added(additions)
+            return true
+        default:
+            return false
+        }
     }
 
     private mutating func appendAddition(_ target: ObjectID, at position: Int) {
@@ -112,6 +124,12 @@ struct TargetAdditions: Sendable, Equatable {
     mutating func append(_ id: ObjectID) {
         guard members.insert(id).inserted else { return }
         ids.append(id)
+    }
+
+    /// Takes `id` out (a linear search: removals are rare next to additions).
+    mutating func remove(_ id: ObjectID) {
+        guard members.remove(id) != nil, let index = ids.firstIndex(of: id) else { return }
+        ids.remove(at: index)
     }
 
     static func == (left: TargetAdditions, right: TargetAdditions) -> Bool { left.ids == right.ids }

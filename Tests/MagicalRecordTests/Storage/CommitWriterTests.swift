@@ -35,6 +35,26 @@ import Testing
         try expectIndexesMatchRecords(stack)
     }
 
+    /// States a writer read before another commit came between are not trusted: the
+    /// index entries of the values stored now are the ones replaced.
+    @Test func storedStatesReadBeforeAnotherCommitAreReadAgain() throws {
+        let stack = try FetchStack()
+        let object = try employee(1, "First", in: stack.main)
+        try stack.main.saveToPersistentStore()
+        let snapshot = try stack.store.snapshot()
+        let readEarly = try #require(try snapshot.state(of: object.objectID))
+        try object.setValue(.string("Second"), forKey: "lastName")
+        try stack.main.saveToPersistentStore()
+
+        var changes = ChangeSet()
+        var third = readEarly
+        third.attributes[try #require(object.entity.slot(ofAttribute: "lastName"))] = .string("Third")
+        changes.upserts = [third]
+        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [object.objectID: readEarly])
+        try stack.store.commit(changes)
+        try expectIndexesMatchRecords(stack)
+    }
+
     @Test func twoNewObjectsWithOneKeyAreRefusedWithNothingWritten() throws {
         let stack = try FetchStack()
         _ = try employee(1, "Kept", in: stack.main)

@@ -204,5 +204,11 @@ import Testing
         try stack.root.importRecords(from: Data(#"[{"staffID": 1, "name": "Bea", "deptID": 4}]"#.utf8), entityName: "DirectStaff", options: options)
         #expect(seen["name"] == .string("Bea"))
         #expect(try seen.relatedObject(forKey: "dept")?["deptID"] == .integer(4))
+        // A to-many read before a member moved away (not read by the import) loses it.
+        let four = try stack.object("DirectDept", "deptID", .integer(4), in: stack.main)
+        #expect(try four.relatedObjects(forKey: "staff").map(\.objectID) == [seen.objectID])
+        try stack.root.importRecords(from: Data(#"[{"staffID": 1, "deptID": 5}]"#.utf8), entityName: "DirectStaff", options: options)
+        #expect(try four.relatedObjects(forKey: "staff").isEmpty)
+        #expect(try seen.relatedObject(forKey: "dept")?["deptID"] == .integer(5))
     }
 }
