@@ -4,7 +4,7 @@ DEMO_STORE ?= demo-store/demo.store
 
 .PHONY: deps build test demo bench bench-engine fuzz crash clean
 
-FUZZ_TARGETS = FuzzStoreFile FuzzKeyDecoding FuzzPageDecoding FuzzJSONReader FuzzImport FuzzPredicate FuzzModelXML
+FUZZ_TARGETS = FuzzStoreFile FuzzKeyDecoding FuzzPageDecoding FuzzJSONReader FuzzImport FuzzDirectImport FuzzPredicate FuzzModelXML
 FUZZ_TARGET ?= $(FUZZ_TARGETS)
 # `make fuzz SECONDS=600` or FUZZ_SECONDS; FUZZ_RUNS stops a target after that many inputs.
 FUZZ_SECONDS ?= $(or $(SECONDS),60)
@@ -66,7 +66,7 @@ fuzz: deps
 	for target in $(FUZZ_TARGET); do \
 		mkdir -p Fuzz/corpus-work/$$target; \
 		cp -n Fuzz/corpus/$$target/* Fuzz/corpus-work/$$target/ 2>/dev/null || true; \
-		case $$target in FuzzModelXML|FuzzPredicate|FuzzImport) leaks=0;; *) leaks=1;; esac; \
+		case $$target in FuzzModelXML|FuzzPredicate|FuzzImport|FuzzDirectImport) leaks=0;; *) leaks=1;; esac; \
 		(cd Fuzz && SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=$$leaks .build-fuzz/release/$$target -detect_leaks=$$leaks \
 			-max_total_time=$(FUZZ_SECONDS) -runs=$(FUZZ_RUNS) -timeout=25 -print_final_stats=1 corpus-work/$$target) || exit 1; \
 	done

@@ -37,6 +37,13 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "FuzzDirectImport",
+            dependencies: [
+                .product(name: "MagicalRecord", package: rootPackage),
+                .product(name: "MagicalStore", package: rootPackage),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzPredicate",
             dependencies: [
                 .product(name: "MagicalRecord", package: rootPackage),

@@ -15,6 +15,7 @@ import Testing
         "FuzzPageDecoding": fuzzPageDecoding,
         "FuzzJSONReader": fuzzJSONReader,
         "FuzzImport": fuzzImport,
+        "FuzzDirectImport": fuzzDirectImport,
         "FuzzPredicate": fuzzPredicate,
         "FuzzModelXML": fuzzModelXML,
     ]

@@ -269,13 +269,15 @@ private struct DirectBatch {
         states[source]?.relationships[position] = .toOne(target)
         guard let inverse else { return }
         if let previous {
-            // The previous target's members are not read: the member leaves its additions
-            // (if it joined in this batch) and, if stored there, the store's set.
-            states[previous]?.removeTarget(source, at: inverse.position)
-            if !inserted.contains(previous) { removals.insert(RemovedTarget(owner: previous, position: inverse.position, target: source)) }
+            // The previous target's members are not read: one that joined in this batch
+            // leaves its additions, a stored one is deleted from the store's set.
+            if states[previous]?.removeTarget(source, at: inverse.position) != true {
+                removals.insert(RemovedTarget(owner: previous, position: inverse.position, target: source))
+            }
         }
         if let target {
-            removals.remove(RemovedTarget(owner: target, position: inverse.position, target: source))
+            // Back where it is stored: the deletion is called off, nothing is added.
+            guard removals.remove(RemovedTarget(owner: target, position: inverse.position, target: source)) == nil else { return }
             switch states[target]?.relationships[inverse.position] {
             case .added(let extra) where extra.contains(source): return
             case .toMany(let list) where list.contains(source): return

@@ -177,6 +177,18 @@ import Testing
         #expect(direct.hasPrefix("read 2 created 0 updated 0 unchanged 1"), "\(direct)")
     }
 
+    /// Regression test (found by FuzzDirectImport): a member that moved away and back in
+    /// one batch was added again where it was stored, so its target counted as updated.
+    @Test func aMemberMovedAwayAndBackInOneBatchLeavesItsTargetUnchanged() throws {
+        let pair = Pair()
+        let options = ImportOptions(batchSize: 2, commitsEachBatch: true)
+        _ = pair.importBoth(#"[{"staffID": 1, "deptID": 1}, {"staffID": 2, "deptID": 1}, {"staffID": 3, "deptID": 2}]"#, options)
+        let moves = #"[{"staffID": 2, "deptID": 2}, {"staffID": 2, "deptID": 1}, {"staffID": 2, "deptID": 2}, {"staffID": 1, "deptID": 3}]"#
+        let (direct, objects) = pair.importBoth(moves, options)
+        #expect(direct == objects)
+        #expect(try Self.dump(pair.direct) == Self.dump(pair.objects))
+    }
+
     @Test func aBatchThatFailsValidationCommitsNothingOfItself() throws {
         let stack = try ImportStack(model: Self.model)
         let text = #"[{"staffID": 1, "deptID": 1}, {"staffID": 2}, {"staffID": 3, "deptID": 1}, {"staffID": null, "name": "x"}]"#
