@@ -135,7 +135,25 @@ extension ManagedObjectContext {
             } catch {
                 throw Self.noting(committed: read, in: error)
             }
+            if read > 0 { reclaimSpaceIfMostlyDead() }
             return importer.result
+        }
+    }
+
+    /// Compacts the store when superseded pages outweigh live ones: each batch's commit
+    /// rewrote the tree pages it touched, and an import of random keys touches most of
+    /// them every batch. Compaction costs a copy of the live bytes, which the import's
+    /// garbage at least equals, so the file stays within twice its live size. The import
+    /// is committed either way: a compaction that fails is logged, and leaves the old file.
+    private func reclaimSpaceIfMostlyDead() {
+        let store = stack.store.store
+        do {
+            let info = try store.info()
+            guard info.deadBytes > info.liveBytes else { return }
+            let result = try store.compact()
+            Log.log(.info, "import reclaimed space: compacted \(store.path) from \(result.bytesBefore) to \(result.bytesAfter) bytes")
+        } catch {
+            Log.log(.error, "import committed; compacting \(store.path) afterwards failed, the file keeps its dead pages: \(error)")
         }
     }
 

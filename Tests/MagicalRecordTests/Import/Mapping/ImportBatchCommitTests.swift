@@ -59,6 +59,23 @@ import Testing
         #expect(try stack.count("Label", in: stack.root) == 200)
     }
 
+    /// Many small commits of scattered keys rewrite most tree pages each time: the
+    /// import compacts once the superseded pages outweigh the live ones.
+    @Test func anImportThatLeftMostlyDeadPagesCompactsTheStore() throws {
+        let stack = try ImportStack()
+        var random = SeededGenerator(seed: 5)
+        let keys = (0..<3_000).shuffled(using: &random)
+        let text = "[" + keys.map { #"{"labelID": \#($0), "title": "label \#($0) with a longer title"}"# }.joined(separator: ",") + "]"
+        let store = stack.root.stack.store.store
+        let compactedBefore = try store.info().fileBytes
+        try stack.root.importRecords(from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true))
+        let info = try store.info()
+        #expect(info.deadBytes <= info.liveBytes, "\(info.deadBytes) dead bytes, \(info.liveBytes) live")
+        #expect(info.fileBytes > compactedBefore)
+        #expect(try stack.count("Label", in: stack.root) == 3_000)
+        #expect(try stack.object("Label", "labelID", .integer(2_999), in: stack.root)["name"] == .string("label 2999 with a longer title"))
+    }
+
     @Test func onlyAnUnchangedRootContextCanCommitEachBatch() throws {
         let stack = try ImportStack()
         let options = ImportOptions(commitsEachBatch: true)
