@@ -54,10 +54,44 @@ extension ManagedObjectContext {
     }
 
     /// Whether `id` differs from what it was when the innermost savepoint began (under the
-    /// lock): a value changed and changed back is no change.
+    /// lock), by content: a value changed and changed back is no change, nor is an
+    /// unordered to-many holding the same members in another order, or read since.
     func isChangedSinceSavepoint(_ id: ObjectID) -> Bool {
         guard let prior = savepoints.last?.priors[id] else { return false }
-        return prior.state != prior.object.state || prior.wasDeleted != prior.object.isDeletedInContext
+        let (before, after) = (prior.state, prior.object.state)
+        guard prior.wasDeleted == prior.object.isDeletedInContext, before.attributes == after.attributes else { return true }
+        for (position, relationship) in prior.object.entity.relationships.enumerated()
+        where before.relationships[position] != after.relationships[position] {
+            // Neither side read: additions are members that were not there (an object
+            // joins through its inverse only when it was elsewhere), so no read is needed.
+            switch (before.relationships[position], after.relationships[position]) {
+            case (.unloaded, .added(let extra)), (.added(let extra), .unloaded):
+                if extra.ids.isEmpty { continue } else { return true }
+            case (.added(let old), .added(let new)):
+                if Set(old.ids) == Set(new.ids) { continue } else { return true }
+            default:
+                break
+            }
+            guard relationship.isToMany,
+                  let old = try? members(before.relationships[position], of: id, relationship, position),
+                  let new = try? members(after.relationships[position], of: id, relationship, position) else { return true }
+            if relationship.isOrdered ? old != new : Set(old) != Set(new) { return true }
+        }
+        return false
+    }
+
+    /// A to-many's members as `state` gives them, reading what it leaves to the parents
+    /// (or the store) only when it must: additions not read are new members.
+    private func members(
+        _ state: RelationshipState, of id: ObjectID, _ relationship: RelationshipDescription, _ position: Int
+    ) throws(MagicalRecordError) -> [ObjectID] {
+        switch state {
+        case .toMany(let targets): return targets
+        case .toOne(let target): return target.map { [$0] } ?? []
+        case .unloaded: return try parentTargets(of: id, relationship, position: position)
+        case .added(let extra):
+            return RelationshipState.joined(try parentTargets(of: id, relationship, position: position), extra.ids)
+        }
     }
 
     /// Notes an object inserted (under the lock).

@@ -298,9 +298,15 @@ private struct DirectBatch {
             guard let state = states[id], inserted.contains(id) || state != stored[id] else { continue }
             changes.upserts.append(state)
         }
+        // Changed by content, as the object path counts: a stored member that left, or
+        // anything else that differs (additions emptied again are no change).
         let leftOwners = Set(removals.map(\.owner))
         for id in found {
-            if states[id] != stored[id] || leftOwners.contains(id) { result.updated += 1 } else { result.unchanged += 1 }
+            guard var state = states[id] else { continue }
+            for position in state.relationships.indices {
+                if case .added(let extra) = state.relationships[position], extra.ids.isEmpty { state.relationships[position] = .unloaded }
+            }
+            if state != stored[id] || leftOwners.contains(id) { result.updated += 1 } else { result.unchanged += 1 }
         }
         return changes
     }
