@@ -102,22 +102,32 @@ struct CommitWriter {
             try index.tree.putBatch(entries)
         }
         try writer.records.putBatch(states.map { (StoreLayout.objectKey($0.id.number), writer.coder.encode($0)) })
-        for (state, old) in zip(states, olds) {
-            try writeRelationships(of: state, entity: writer.coder.entity, isNew: old == nil)
-        }
+        try writeRelationships(of: states, olds, entity: writer.coder.entity)
         return []
     }
 
-    private func writeRelationships(of state: ObjectState, entity: Entity, isNew: Bool) throws {
-        for (position, relationship) in entity.relationships.enumerated() where relationship.isToMany {
-            switch state.relationships[position] {
-            case .toMany(let targets):
-                try replaceTargets(of: state.id, relationship, with: targets, isNew: isNew)
-            case .added(let extra):
-                try addTargets(of: state.id, relationship, extra.ids)
-            default:
-                continue
+    /// Replaces each loaded to-many's targets, and adds the additions of those not read,
+    /// each relationship's in one sorted batch: an import joins thousands of objects to a
+    /// few departments.
+    private func writeRelationships(of states: [ObjectState], _ olds: [ObjectState?], entity: Entity) throws {
+        var additions: [Int: [(key: [UInt8], value: [UInt8])]] = [:]
+        for (state, old) in zip(states, olds) {
+            for (position, relationship) in entity.relationships.enumerated() where relationship.isToMany {
+                switch state.relationships[position] {
+                case .toMany(let targets):
+                    try replaceTargets(of: state.id, relationship, with: targets, isNew: old == nil)
+                case .added(let extra):
+                    // The set is keyed by target: one already there is written over unchanged.
+                    for target in extra.ids {
+                        additions[position, default: []].append((KeyEncoding.encode([.int(state.id.number), .int(target.number)]), try encodedTarget(target)))
+                    }
+                default:
+                    continue
+                }
             }
+        }
+        for (position, entries) in additions.sorted(by: { $0.key < $1.key }) {
+            try transaction.tree(StoreLayout.relationshipTree(entity.name, entity.relationships[position].name)).putBatch(entries)
         }
     }
 
@@ -182,15 +192,6 @@ struct CommitWriter {
             _ = try tree.delete(KeyEncoding.encode([.int(id.number), .int(number)]))
         }
         for target in targets where !stored.contains(target.number) {
-            try tree.put(KeyEncoding.encode([.int(id.number), .int(target.number)]), try encodedTarget(target))
-        }
-    }
-
-    /// Adds `targets` to an unordered relationship without reading its current ones: the
-    /// set is keyed by target, so a target already there is written over unchanged.
-    private func addTargets(of id: ObjectID, _ relationship: RelationshipDescription, _ targets: [ObjectID]) throws {
-        let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
-        for target in targets {
             try tree.put(KeyEncoding.encode([.int(id.number), .int(target.number)]), try encodedTarget(target))
         }
     }
