@@ -105,6 +105,9 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case deleteDenied(relationship: String)
         /// Another object of the entity already has this key value.
         case duplicateKey(attribute: String, value: AttributeValue)
+        /// The value of an indexed attribute (a key) is longer than the store's index
+        /// takes: `bytes` encoded, at most `limit`.
+        case tooLongToIndex(attribute: String, bytes: Int, limit: Int)
         /// A typed property (``Field``, ``ToOne``, ``ToMany``) was set to something its
         /// attribute or relationship cannot hold; `reason` says what.
         case refusedAssignment(property: String, reason: String)
@@ -129,6 +132,8 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
             return "\(object) cannot be deleted: its \(name) relationship is not empty (delete rule Deny)"
         case .duplicateKey(let name, let value):
             return "\(object): another object already has \(name) = \(value)"
+        case .tooLongToIndex(let name, let bytes, let limit):
+            return "\(object): \(name) is too long to index (\(bytes) bytes encoded, at most \(limit))"
         case .refusedAssignment(let name, let reason):
             return "\(object): setting \(name) was refused: \(reason)"
         }

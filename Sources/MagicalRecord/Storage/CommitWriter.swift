@@ -85,6 +85,8 @@ struct CommitWriter {
             return try writer.records.get(StoreLayout.objectKey(state.id.number)).map { try writer.coder.decode($0, number: state.id.number) }
         }
         var added: [[(key: [UInt8], value: [UInt8])]] = []
+        var failures: [ValidationFailure] = []
+        let limit = transaction.maximumKeyLength
         for index in writer.indexes {
             var entries: [(key: [UInt8], value: [UInt8])] = []
             for (state, old) in zip(states, olds) {
@@ -92,11 +94,16 @@ struct CommitWriter {
                 let newValue = state.attributes[index.position]
                 guard oldValue != newValue else { continue }
                 if let oldValue { _ = try index.tree.delete(StoreLayout.indexKey(oldValue, state.id.number)) }
-                entries.append((StoreLayout.indexKey(newValue, state.id.number), []))
+                let key = StoreLayout.indexKey(newValue, state.id.number)
+                guard key.count <= limit else {
+                    failures.append(ValidationFailure(object: state.id, reason: .tooLongToIndex(attribute: index.attribute, bytes: key.count, limit: limit)))
+                    continue
+                }
+                entries.append((key, []))
             }
             added.append(entries)
         }
-        let failures = try duplicateKeys(writer, states, olds)
+        failures += try duplicateKeys(writer, states, olds)
         guard failures.isEmpty else { return failures }
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)

@@ -31,6 +31,10 @@ public final class WriteTransaction {
     /// The id the commit will have.
     public var transactionID: UInt64 { base.transaction + 1 }
 
+    /// The longest key a tree of this store takes (Spec F15): callers that derive keys
+    /// from user data check them first, to refuse with an error of their own.
+    public var maximumKeyLength: Int { FileFormat.maximumKeyLength(pageSize: reader.pageSize) }
+
     // MARK: Trees
 
     /// The tree named `name`; throws ``StoreError/treeNotFound(_:)`` when there is none.

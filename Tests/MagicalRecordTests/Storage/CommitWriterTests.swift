@@ -55,6 +55,26 @@ import Testing
         try expectIndexesMatchRecords(stack)
     }
 
+    /// Regression test (found by FuzzImport): an indexed value longer than an index key
+    /// may be made the save fail with the engine's "key too large" instead of a validation
+    /// failure naming the object and attribute.
+    @Test func anIndexedValueTooLongToIndexIsRefusedWithNothingWritten() throws {
+        let stack = try FetchStack()
+        _ = try employee(1, "Kept", in: stack.main)
+        try stack.main.saveToPersistentStore()
+        let long = try employee(2, String(repeating: "x", count: 5_000), in: stack.main)
+        let failure = fetchFailure { () throws(MagicalRecordError) in try stack.main.saveToPersistentStore() }
+        guard case .validation(let failures)? = failure, let first = failures.first,
+              case .tooLongToIndex(attribute: "lastName", let bytes, let limit) = first.reason else {
+            Issue.record("expected a validation failure, got \(String(describing: failure))")
+            return
+        }
+        #expect(first.object == long.objectID && bytes > limit)
+        #expect(first.description.contains("lastName is too long to index"))
+        #expect(try stack.store.snapshot().count(of: #require(FetchModel.model.entity(named: "Employee"))) == 1)
+        try expectIndexesMatchRecords(stack)
+    }
+
     @Test func twoNewObjectsWithOneKeyAreRefusedWithNothingWritten() throws {
         let stack = try FetchStack()
         _ = try employee(1, "Kept", in: stack.main)
