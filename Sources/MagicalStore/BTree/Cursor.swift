@@ -52,8 +52,14 @@ public struct Cursor {
         reverse: Bool = false, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         if reverse { try last() } else { try first() }
-        while let goOn = try withEntry(body) {
-            guard goOn else { return }
+        while let leaf = path.last {
+            if case .page(let page) = leaf.node {
+                // A committed leaf is walked whole in one call: no path bookkeeping per entry.
+                guard try page.forEachEntry(from: leaf.index, reverse: reverse, overflow: { try reader.bytes(of: $0) }, body) else { return }
+                path[path.count - 1].index = reverse ? 0 : page.count - 1
+            } else {
+                guard try withEntry(body) == true else { return }
+            }
             if reverse { try previous() } else { try next() }
         }
     }

@@ -177,6 +177,33 @@ final class PageNode: Sendable {
         }
     }
 
+    /// Calls `body` with leaf entries from `start` to the last (to the first when
+    /// `reverse`), as ``withEntry(at:overflow:_:)`` gives them, until it returns false.
+    /// True when it went through to the end of the page.
+    func forEachEntry(
+        from start: Int, reverse: Bool, overflow: (LeafValue) throws -> [UInt8],
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws -> Bool {
+        try payload.withUnsafeBytes { raw in
+            try entries.withUnsafeBufferPointer { entries in
+                var index = start
+                while index >= 0 && index < entries.count {
+                    let location = entries[index]
+                    let key = UnsafeRawBufferPointer(rebasing: raw[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)])
+                    let goOn: Bool
+                    if location.isOverflow {
+                        goOn = try overflow(value(at: index)).withUnsafeBytes { try body(key, $0) }
+                    } else {
+                        goOn = try body(key, UnsafeRawBufferPointer(rebasing: raw[Int(location.valueStart)..<Int(location.valueStart) + Int(location.valueLength)]))
+                    }
+                    guard goOn else { return false }
+                    index += reverse ? -1 : 1
+                }
+                return true
+            }
+        }
+    }
+
     func value(at index: Int) -> LeafValue {
         let location = entries[index]
         let start = Int(location.valueStart)

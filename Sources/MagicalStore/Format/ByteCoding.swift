@@ -89,6 +89,11 @@ public struct ByteReader {
 
     @inlinable
     public mutating func readVarintUInt64() -> UInt64? {
+        // Most varints are one byte: small counts, slots and tags' lengths.
+        if position >= 0, position < bytes.count, bytes[position] < 0x80 {
+            position += 1
+            return UInt64(bytes[position - 1])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while position < bytes.count, shift < 64 {
