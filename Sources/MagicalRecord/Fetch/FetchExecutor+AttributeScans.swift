@@ -32,7 +32,7 @@ extension FetchExecutor {
     ) throws(MagicalRecordError) {
         let name = entity.name
         let coder = try view.snapshot.store.coder(for: name)
-        let compiled = self.compiled[name]
+        let filter = try self.compiled[name].map { compiled throws(MagicalRecordError) in try recordFilter(compiled, coder) }
         var mask = coder.decodeMask(predicateKeys)?.attributes ?? Array(repeating: false, count: entity.attributes.count)
         for position in positions { mask[position] = true }
         var attributes = coder.defaultAttributes
@@ -40,8 +40,8 @@ extension FetchExecutor {
         try view.snapshot.scanRecords(name) { number, record in
             do throws(MagicalRecordError) {
                 if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
+                if let filter { guard try filter.matches(record, number: number) else { return true } }
                 try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
-                if let compiled { guard try passes(compiled, attributes) else { return true } }
                 try body(number, attributes)
                 return true
             } catch {

@@ -195,24 +195,19 @@ final class FetchExecutor {
         }
     }
 
-    /// A scan whose predicate reads attributes only: each record's predicate attributes go
-    /// into one reused array and are tested there, so an object that does not match costs
-    /// no state; a match is decoded with `mask` (nil: in full), or not at all without
-    /// `materialising`.
+    /// A scan whose predicate reads attributes only: each record is tested where it lies
+    /// (``RecordFilter``), so an object that does not match costs no value and no state; a
+    /// match is decoded with `mask` (nil: in full), or not at all without `materialising`.
     private func scanFiltering(
         _ name: String, _ coder: RecordCoder, _ compiled: CompiledPredicate?, _ mask: RecordCoder.DecodeMask?,
         materialising: Bool, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
-        let filterMask = coder.decodeMask(predicateKeys)?.attributes ?? []
-        var attributes = coder.defaultAttributes
+        let filter = try compiled.map { compiled throws(MagicalRecordError) in try recordFilter(compiled, coder) }
         var failure: MagicalRecordError?
         try view.snapshot.scanRecords(name) { number, record in
             do throws(MagicalRecordError) {
                 if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
-                if let compiled {
-                    try coder.decodeAttributes(record, number: number, mask: filterMask, into: &attributes)
-                    guard try passes(compiled, attributes) else { return true }
-                }
+                if let filter { guard try filter.matches(record, number: number) else { return true } }
                 try body(materialising ? try coder.decode(record, number: number, attributes: mask) : nil)
                 return true
             } catch {
@@ -223,13 +218,12 @@ final class FetchExecutor {
         if let failure { throw failure }
     }
 
-    /// `compiled` (attribute comparisons only) on attribute values.
-    func passes(_ compiled: CompiledPredicate, _ attributes: [AttributeValue]) throws(MagicalRecordError) -> Bool {
-        try evaluating {
-            try compiled.evaluate(attributes: attributes) { _ in
-                throw MagicalRecordError.invalidFetch("a predicate part that reads more than attributes reached the attribute filter")
-            }
+    /// `compiled` (attribute comparisons only) as a filter on the records of `coder`'s entity.
+    func recordFilter(_ compiled: CompiledPredicate, _ coder: RecordCoder) throws(MagicalRecordError) -> RecordFilter {
+        guard let filter = RecordFilter(compiled, coder: coder, entityName: entity.name) else {
+            throw .invalidFetch("a predicate part that reads more than attributes reached the attribute filter")
         }
+        return filter
     }
 
     /// The value at an attribute key path (checked by ``attributePath(_:of:in:role:)``) of

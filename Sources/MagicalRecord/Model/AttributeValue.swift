@@ -107,18 +107,18 @@ extension ComparisonResult {
     }
 }
 
-private func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+func order<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
     a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
 }
 
 /// NaN sorts above every number, as the key encoding orders it.
-private func orderDoubles(_ a: Double, _ b: Double) -> ComparisonResult {
+func orderDoubles(_ a: Double, _ b: Double) -> ComparisonResult {
     if a.isNaN || b.isNaN { return order(a.isNaN ? 1 : 0, b.isNaN ? 1 : 0) }
     return order(a, b)
 }
 
 /// An Int64 against a Double without rounding the integer to 53 bits.
-private func compareExactly(_ integer: Int64, _ double: Double) -> ComparisonResult? {
+func compareExactly(_ integer: Int64, _ double: Double) -> ComparisonResult? {
     if double.isNaN { return .orderedAscending }
     if double >= 9_223_372_036_854_775_808.0 { return .orderedAscending }
     if double < -9_223_372_036_854_775_808.0 { return .orderedDescending }

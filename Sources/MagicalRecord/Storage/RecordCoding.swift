@@ -146,6 +146,32 @@ struct RecordCoder: Sendable {
         } reference: { _, _, _ in }
     }
 
+    /// Where each attribute `wanted` flags begins in `raw` (the offset of its tag byte; -1
+    /// when the record lacks it), by position, checking the whole record's structure as a
+    /// decode does but building no value: a filter tests fields in place.
+    func locateAttributes(
+        _ raw: UnsafeRawBufferPointer, number: Int64, wanted: UnsafeBufferPointer<Bool>, offsets: UnsafeMutableBufferPointer<Int>
+    ) throws(MagicalRecordError) {
+        for position in wanted.indices where wanted[position] { offsets[position] = -1 }
+        var reader = ByteReader(raw)
+        guard reader.read(UInt8.self) == Self.formatVersion,
+              reader.readVarint() == entityCode,
+              let count = reader.readVarint() else { throw damaged(number) }
+        for _ in 0..<count {
+            guard let slot = reader.readVarint() else { throw damaged(number) }
+            let start = reader.position
+            guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            let position = slot < positions.count ? positions[slot] : Self.unknownSlot
+            if tag == Tag.object {
+                guard reader.readVarint() != nil, reader.readVarint() != nil else { throw damaged(number) }
+                continue
+            }
+            guard Self.skipValue(tag, &reader) else { throw damaged(number) }
+            if position >= 0, position < wanted.count, wanted[position] { offsets[position] = start }
+        }
+        guard reader.position == raw.count else { throw damaged(number) }
+    }
+
     /// Walks every field of `raw`, checking the whole record: `attribute` gets the value of
     /// each attribute whose position `wants` (the others are skipped unbuilt), `reference`
     /// each to-one reference (relationship position, entity code, object number). A slot

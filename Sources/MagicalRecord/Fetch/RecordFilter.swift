@@ -1,0 +1,299 @@
+import Foundation
+import MagicalStore
+
+/// A predicate of attribute-with-constant comparisons (``CompiledPredicate/readsOnlyAttributes``)
+/// tested on a record's bytes, so a scan turns away an object without building a value.
+///
+/// Integers, doubles, dates and strings without options are compared where they lie, by the
+/// same orders ``AttributeValue/compare(_:_:)`` uses (strings by UTF-8 bytes); any other
+/// comparison, a field of another kind than the constant, a non-ASCII string (which a
+/// decode validates) and an attribute the record lacks (its default) go through
+/// ``PredicateComparator`` on the decoded value. So the answer is always the one the
+/// evaluator gives on the decoded state, with its errors.
+final class RecordFilter {
+    private enum Node {
+        case constant(Bool)
+        case test(Int)
+        case not(Int)
+        /// Children `start..<start + count` of `children`.
+        case and(start: Int, count: Int)
+        case or(start: Int, count: Int)
+    }
+
+    /// A constant compared in place with a field of the matching tag.
+    private enum FastConstant {
+        case none
+        case integer(Int64)
+        case double(Double)
+        case date(Date)
+        /// Bytes `start..<start + count` of `stringBytes`.
+        case string(start: Int, count: Int)
+    }
+
+    /// The hot half of a test: trivially copyable, read per record.
+    private struct FastTest {
+        let position: Int
+        let comparison: PredicateOperator
+        let constant: FastConstant
+    }
+
+    /// The cold half: what the general comparison needs.
+    private struct GeneralTest {
+        let constant: PredicateValue
+        let options: PredicateOptions
+        /// The result for the attribute's default, when the record lacks the field.
+        let absent: Result<Bool, ObjectPredicateError>
+    }
+
+    private let coder: RecordCoder
+    private let entityName: String
+    private let nodes: UnsafeMutableBufferPointer<Node>
+    private let children: UnsafeMutableBufferPointer<Int>
+    private let tests: UnsafeMutableBufferPointer<FastTest>
+    private let generalTests: [GeneralTest]
+    private let stringBytes: UnsafeMutableBufferPointer<UInt8>
+    private let wanted: UnsafeMutableBufferPointer<Bool>
+    /// Per record: where each tested attribute's field begins (see
+    /// ``RecordCoder/locateAttributes(_:number:wanted:offsets:)``).
+    private let offsets: UnsafeMutableBufferPointer<Int>
+
+    /// Nil when `compiled` has a part that reads more than attributes. `entityName` names
+    /// the fetched entity in predicate errors.
+    init?(_ compiled: CompiledPredicate, coder: RecordCoder, entityName: String) {
+        var builder = Builder(defaults: coder.defaultAttributes)
+        guard builder.add(compiled) != nil else { return nil }
+        self.coder = coder
+        self.entityName = entityName
+        nodes = .copying(builder.nodes)
+        children = .copying(builder.children)
+        tests = .copying(builder.tests)
+        generalTests = builder.generalTests
+        stringBytes = .copying(builder.stringBytes)
+        var wanted = [Bool](repeating: false, count: coder.defaultAttributes.count)
+        for test in builder.tests { wanted[test.position] = true }
+        self.wanted = .copying(wanted)
+        offsets = .allocate(capacity: wanted.count)
+        offsets.initialize(repeating: -1)
+    }
+
+    deinit {
+        nodes.deallocate()
+        children.deallocate()
+        tests.deallocate()
+        stringBytes.deallocate()
+        wanted.deallocate()
+        offsets.deallocate()
+    }
+
+    /// Whether the object stored as `record` (its number `number`) satisfies the predicate.
+    func matches(_ record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> Bool {
+        try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
+        return try evaluate(nodes.count - 1, record, number)
+    }
+
+    private func evaluate(_ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64) throws(MagicalRecordError) -> Bool {
+        switch nodes[index] {
+        case .constant(let value):
+            return value
+        case .test(let test):
+            return try self.test(test, record, number)
+        case .not(let operand):
+            return try !evaluate(operand, record, number)
+        case .and(let start, let count):
+            for child in start..<start + count where try !evaluate(children[child], record, number) { return false }
+            return true
+        case .or(let start, let count):
+            for child in start..<start + count where try evaluate(children[child], record, number) { return true }
+            return false
+        }
+    }
+
+    private func test(_ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64) throws(MagicalRecordError) -> Bool {
+        let test = tests[index]
+        let start = offsets[test.position]
+        guard start >= 0 else {
+            switch generalTests[index].absent {
+            case .success(let result): return result
+            case .failure(let error): throw .predicate(error, entity: entityName)
+            }
+        }
+        let tag = record[start]
+        let payload = start + 1
+        switch (test.constant, tag) {
+        case (.integer(let constant), RecordCoder.Tag.integer):
+            return Self.truth(test.comparison, order(Self.integerField(record, payload), constant))
+        case (.integer(let constant), RecordCoder.Tag.double):
+            return Self.truth(test.comparison, compareExactly(constant, Self.doubleField(record, payload)).map(\.reversed))
+        case (.double(let constant), RecordCoder.Tag.integer):
+            return Self.truth(test.comparison, compareExactly(Self.integerField(record, payload), constant))
+        case (.double(let constant), RecordCoder.Tag.double):
+            return Self.truth(test.comparison, orderDoubles(Self.doubleField(record, payload), constant))
+        case (.date(let constant), RecordCoder.Tag.date):
+            return Self.truth(test.comparison, order(Date(timeIntervalSince1970: Self.doubleField(record, payload)), constant))
+        case (.string(let constantStart, let constantCount), RecordCoder.Tag.string):
+            var reader = ByteReader(record, at: payload)
+            guard let count = reader.readVarint() else { break }
+            let text = UnsafeRawBufferPointer(rebasing: record[reader.position..<reader.position + count])
+            guard !text.contains(where: { $0 >= 0x80 }) else { break }
+            let constant = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: stringBytes[constantStart..<constantStart + constantCount]))
+            return Self.test(text, test.comparison, constant)
+        default:
+            break
+        }
+        return try general(index, tag: tag, at: payload, record, number)
+    }
+
+    /// The general comparison on the decoded field: every case the in-place tests do not
+    /// cover, with the evaluator's result and errors.
+    private func general(_ index: Int, tag: UInt8, at payload: Int, _ record: UnsafeRawBufferPointer, _ number: Int64) throws(MagicalRecordError) -> Bool {
+        var reader = ByteReader(record, at: payload)
+        guard let value = RecordCoder.readValue(tag, &reader) else {
+            throw .damagedRecord(ObjectID(entityName: coder.entity.name, number: number))
+        }
+        let test = generalTests[index]
+        do {
+            return try PredicateComparator.compare(.attribute(value), tests[index].comparison, test.constant, options: test.options)
+        } catch {
+            throw .predicate(error, entity: entityName)
+        }
+    }
+
+    private static func integerField(_ record: UnsafeRawBufferPointer, _ payload: Int) -> Int64 {
+        // The field was checked by `locateAttributes`.
+        var reader = ByteReader(record, at: payload)
+        let zigzag = reader.readVarintUInt64() ?? 0
+        return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+    }
+
+    private static func doubleField(_ record: UnsafeRawBufferPointer, _ payload: Int) -> Double {
+        Double(bitPattern: record.loadLittleEndian(at: payload, as: UInt64.self))
+    }
+
+    /// What a comparison operator says of two non-null values in `order` (nil: they have
+    /// none), as ``PredicateComparator`` decides it.
+    private static func truth(_ comparison: PredicateOperator, _ order: ComparisonResult?) -> Bool {
+        switch comparison {
+        case .equalTo: return order == .orderedSame
+        case .notEqualTo: return order != .orderedSame
+        case .lessThan: return order == .orderedAscending
+        case .lessThanOrEqualTo: return order.map { $0 != .orderedDescending } ?? false
+        case .greaterThan: return order == .orderedDescending
+        case .greaterThanOrEqualTo: return order.map { $0 != .orderedAscending } ?? false
+        default: return false  // Not compiled to an in-place test.
+        }
+    }
+
+    /// A string comparison without options: UTF-8 bytes, as ``PredicateStrings`` and
+    /// ``AttributeValue/compare(_:_:)`` compare them.
+    private static func test(_ text: UnsafeRawBufferPointer, _ comparison: PredicateOperator, _ constant: UnsafeRawBufferPointer) -> Bool {
+        switch comparison {
+        case .beginsWith:
+            return text.count >= constant.count && text.prefix(constant.count).elementsEqual(constant)
+        case .endsWith:
+            return text.count >= constant.count && text.suffix(constant.count).elementsEqual(constant)
+        case .contains:
+            return contains(text, constant)
+        default:
+            return truth(comparison, byteOrder(text, constant))
+        }
+    }
+
+    /// Byte by byte, then the shorter first: the order of UTF-8 strings.
+    private static func byteOrder(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> ComparisonResult {
+        let common = min(left.count, right.count)
+        if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+            let difference = memcmp(a, b, common)
+            if difference != 0 { return difference < 0 ? .orderedAscending : .orderedDescending }
+        }
+        return order(left.count, right.count)
+    }
+
+    private static func contains(_ text: UnsafeRawBufferPointer, _ part: UnsafeRawBufferPointer) -> Bool {
+        guard part.count <= text.count else { return false }
+        guard let first = part.first else { return true }
+        for start in 0...(text.count - part.count) where text[start] == first {
+            if text[start..<start + part.count].elementsEqual(part) { return true }
+        }
+        return false
+    }
+
+    /// Flattens a compiled predicate into nodes (children before their parent, the root
+    /// last) and tests.
+    private struct Builder {
+        let defaults: [AttributeValue]
+        var nodes: [Node] = []
+        var children: [Int] = []
+        var tests: [FastTest] = []
+        var generalTests: [GeneralTest] = []
+        var stringBytes: [UInt8] = []
+
+        /// The node index of `compiled`, nil when a part reads more than attributes.
+        mutating func add(_ compiled: CompiledPredicate) -> Int? {
+            switch compiled {
+            case .constant(let value):
+                return append(.constant(value))
+            case .general:
+                return nil
+            case .not(let operand):
+                guard let child = add(operand) else { return nil }
+                return append(.not(child))
+            case .and(let operands), .or(let operands):
+                var indices: [Int] = []
+                for operand in operands {
+                    guard let child = add(operand) else { return nil }
+                    indices.append(child)
+                }
+                let start = children.count
+                children += indices
+                if case .and = compiled { return append(.and(start: start, count: indices.count)) }
+                return append(.or(start: start, count: indices.count))
+            case .attribute(let position, let comparison, let constant, let options):
+                let absent = Result { () throws(ObjectPredicateError) in
+                    try PredicateComparator.compare(.attribute(defaults[position]), comparison, constant, options: options)
+                }
+                tests.append(FastTest(position: position, comparison: comparison, constant: fastConstant(comparison, constant, options)))
+                generalTests.append(GeneralTest(constant: constant, options: options, absent: absent))
+                return append(.test(tests.count - 1))
+            }
+        }
+
+        private mutating func append(_ node: Node) -> Int {
+            nodes.append(node)
+            return nodes.count - 1
+        }
+
+        private mutating func fastConstant(_ comparison: PredicateOperator, _ constant: PredicateValue, _ options: PredicateOptions) -> FastConstant {
+            guard case .attribute(let value) = constant else { return .none }
+            switch comparison {
+            case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+                switch value {
+                case .integer(let number): return .integer(number)
+                case .double(let number): return .double(number)
+                case .date(let date): return .date(date)
+                case .string(let text) where options.isEmpty: return string(text)
+                default: return .none
+                }
+            case .beginsWith, .endsWith, .contains:
+                guard case .string(let text) = value, options.isEmpty else { return .none }
+                return string(text)
+            default:
+                return .none
+            }
+        }
+
+        private mutating func string(_ text: String) -> FastConstant {
+            let start = stringBytes.count
+            stringBytes += text.utf8
+            return .string(start: start, count: stringBytes.count - start)
+        }
+    }
+}
+
+private extension UnsafeMutableBufferPointer {
+    /// A new buffer holding `elements`, to be deallocated by its owner.
+    static func copying(_ elements: [Element]) -> UnsafeMutableBufferPointer<Element> {
+        let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: Swift.max(elements.count, 1))
+        _ = buffer.initialize(from: elements)
+        return UnsafeMutableBufferPointer(rebasing: buffer[0..<elements.count])
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import MagicalRecord
+
+/// The filter on record bytes against the reference: the compiled predicate evaluated on
+/// the decoded attributes. Same answer or same kind of error, for random records (values
+/// of every kind, absent fields, non-ASCII text, NaN) and random predicates.
+@Suite struct RecordFilterTests {
+    private static let model = try! ObjectModel(entities: [
+        EntityDescription("Item", relatedBy: "itemID") {
+            AttributeDescription("itemID", .integer64, optional: false)
+            AttributeDescription("count", .integer16)
+            AttributeDescription("price", .double)
+            AttributeDescription("seen", .date)
+            AttributeDescription("name", .string)
+            AttributeDescription("flag", .boolean)
+            AttributeDescription("ratio", .float)
+            AttributeDescription("note", .string, default: .string("dflt"))
+        },
+    ])
+    private static let entity = model.entity(named: "Item")!
+    private static let names = entity.attributes.map(\.name)
+
+    private func coder() throws -> RecordCoder {
+        var slots = SlotMap()
+        slots.assign(Self.model)
+        return try RecordCoder(entity: Self.entity, slots: slots)
+    }
+
+    private static let texts = ["", "a", "ab", "abc", "b", "Zoë", "zoe", "\u{0}", "中文", "e\u{301}", "dflt", "ABC"]
+    private static let numbers: [Double] = [-2, -1, -0.5, 0, 0.5, 1, 2, 3, 1e19, -1e19, .nan, .infinity, 9_007_199_254_740_992]
+
+    private func randomValue(_ generator: inout SeededGenerator) -> AttributeValue {
+        switch generator.next() % 9 {
+        case 0: return .null
+        case 1: return .integer(Int64(generator.pick([-3, -1, 0, 1, 2, 3, 40, Int64.max, Int64.min, 9_007_199_254_740_993])))
+        case 2: return .double(generator.pick(Self.numbers))
+        case 3: return .date(Date(timeIntervalSince1970: generator.pick([0, 1, 86_400, -86_400, 1.5])))
+        case 4, 5: return .string(generator.pick(Self.texts))
+        case 6: return .bool(generator.next() % 2 == 0)
+        case 7: return .float(Float(generator.pick(Self.numbers)))
+        default: return .string(generator.pick(["1", "1970-01-02", "x"]))
+        }
+    }
+
+    /// A stored value of the attribute's own kind, now and then of another (as a record
+    /// written before a model change may hold), or null (an absent field).
+    private func randomStored(_ position: Int, _ generator: inout SeededGenerator) -> AttributeValue {
+        if generator.next() % 5 == 0 { return .null }
+        if generator.next() % 8 == 0 { return randomValue(&generator) }
+        switch Self.entity.attributes[position].type {
+        case .integer16, .integer32, .integer64: return .integer(Int64(generator.pick([-3, -1, 0, 1, 2, 3, 40, 9_007_199_254_740_993])))
+        case .double: return .double(generator.pick(Self.numbers))
+        case .float: return .float(Float(generator.pick(Self.numbers)))
+        case .date: return .date(Date(timeIntervalSince1970: generator.pick([0, 1, 86_400, -86_400, 1.5])))
+        case .boolean: return .bool(generator.next() % 2 == 0)
+        default: return .string(generator.pick(Self.texts))
+        }
+    }
+
+    private func randomPredicate(_ generator: inout SeededGenerator, depth: Int = 0) -> ObjectPredicate {
+        switch depth < 2 ? generator.next() % 6 : 5 {
+        case 0: return .not(randomPredicate(&generator, depth: depth + 1))
+        case 1: return .and((0..<Int(1 + generator.next() % 3)).map { _ in randomPredicate(&generator, depth: depth + 1) })
+        case 2: return .or((0..<Int(1 + generator.next() % 3)).map { _ in randomPredicate(&generator, depth: depth + 1) })
+        case 3: return generator.next() % 2 == 0 ? .truePredicate : .falsePredicate
+        default:
+            let operators: [PredicateOperator] = [
+                .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo,
+                .beginsWith, .endsWith, .contains, .like, .in,
+            ]
+            let comparison = generator.pick(operators)
+            let right: ObjectExpression = comparison == .in
+                ? .list([.constant(randomValue(&generator)), .constant(randomValue(&generator))])
+                : .constant(randomValue(&generator))
+            let options: PredicateOptions = generator.next() % 4 == 0 ? .caseInsensitive : []
+            return .comparison(PredicateComparison(.keyPath(PredicateKeyPath(generator.pick(Self.names))), comparison, right, options: options))
+        }
+    }
+
+    /// What the filter answers, and what the reference answers, as comparable outcomes.
+    private enum Outcome: Equatable {
+        case value(Bool)
+        case predicateError
+        case otherError(String)
+    }
+
+    private func outcome(_ run: () throws(MagicalRecordError) -> Bool) -> Outcome {
+        do throws(MagicalRecordError) {
+            return .value(try run())
+        } catch {
+            if case .predicate = error { return .predicateError }
+            return .otherError("\(error)")
+        }
+    }
+
+    @Test(arguments: 0..<UInt64(8))
+    func answersAsTheEvaluatorDoesOnTheDecodedState(seed: UInt64) throws {
+        let coder = try coder()
+        var generator = SeededGenerator(seed: seed)
+        for _ in 0..<(100 * testScale) {
+            let compiled = CompiledPredicate(randomPredicate(&generator), entity: Self.entity)
+            let filter = try #require(RecordFilter(compiled, coder: coder, entityName: "Item"))
+            for _ in 0..<10 {
+                var state = ObjectState(id: ObjectID(entityName: "Item", number: 7), entity: Self.entity)
+                state.attributes = Self.entity.attributes.indices.map { randomStored($0, &generator) }
+                let bytes = coder.encode(state)
+                let decoded = try coder.decode(bytes, number: 7)
+                let expected = outcome { () throws(MagicalRecordError) in
+                    do {
+                        return try compiled.evaluate(attributes: decoded.attributes) { _ in false }
+                    } catch let error as ObjectPredicateError {
+                        throw .predicate(error, entity: "Item")
+                    } catch {
+                        throw .invalidFetch("\(error)")
+                    }
+                }
+                let actual = bytes.withUnsafeBytes { raw in
+                    outcome { () throws(MagicalRecordError) in try filter.matches(raw, number: 7) }
+                }
+                #expect(actual == expected, "\(compiled) on \(decoded.attributes)")
+            }
+        }
+    }
+
+    @Test func aDamagedRecordIsATypedErrorNotAnAnswer() throws {
+        let coder = try coder()
+        let compiled = CompiledPredicate(try ObjectPredicate(format: "count > 1"), entity: Self.entity)
+        let filter = try #require(RecordFilter(compiled, coder: coder, entityName: "Item"))
+        var state = ObjectState(id: ObjectID(entityName: "Item", number: 7), entity: Self.entity)
+        state.attributes[1] = .integer(5)
+        let bytes = coder.encode(state)
+        for cut in 0..<bytes.count {
+            let truncated = Array(bytes[..<cut])
+            let result = truncated.withUnsafeBytes { raw in
+                outcome { () throws(MagicalRecordError) in try filter.matches(raw, number: 7) }
+            }
+            #expect(result == .otherError("\(MagicalRecordError.damagedRecord(ObjectID(entityName: "Item", number: 7)))"))
+        }
+    }
+
+    @Test func aPartThatReadsMoreThanAttributesHasNoFilter() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription("Node", relatedBy: "nodeID") {
+                AttributeDescription("nodeID", .integer64, optional: false)
+                RelationshipDescription("parent", to: "Node", inverse: "children")
+                RelationshipDescription("children", to: "Node", inverse: "parent", toMany: true)
+            },
+        ])
+        let entity = try #require(model.entity(named: "Node"))
+        var slots = SlotMap()
+        slots.assign(model)
+        let coder = try RecordCoder(entity: entity, slots: slots)
+        let compiled = CompiledPredicate(try ObjectPredicate(format: "parent.nodeID == 1"), entity: entity)
+        #expect(RecordFilter(compiled, coder: coder, entityName: "Node") == nil)
+    }
+}
