@@ -27,8 +27,11 @@ extension FetchExecutor {
     /// reads attributes only) matches, minus those unsaved changes replace: `body` gets
     /// each one's number and attribute values, with `positions` and the predicate's
     /// filled in, in one array reused from record to record.
+    ///
+    /// `skipping`, asked of each stored match before it is decoded, turns it away unread.
     func scanOwnAttributes(
-        _ positions: [Int], _ body: (Int64, [AttributeValue]) throws(MagicalRecordError) -> Void
+        _ positions: [Int], skipping: (Int64, UnsafeRawBufferPointer) throws(MagicalRecordError) -> Bool = { _, _ in false },
+        _ body: (Int64, [AttributeValue]) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         let name = entity.name
         let coder = try view.snapshot.store.coder(for: name)
@@ -41,6 +44,7 @@ extension FetchExecutor {
             do throws(MagicalRecordError) {
                 if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
                 if let filter { guard try filter.matches(record, number: number) else { return true } }
+                if try skipping(number, record) { return true }
                 try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
                 try body(number, attributes)
                 return true

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Sorting a fetch's matches: the whole set, or the first `offset + limit` of them.
 extension FetchExecutor {
     /// The first `offset + limit` matches by the sort keys: a bounded list kept in order
@@ -37,7 +39,17 @@ extension FetchExecutor {
     /// ``firstSorted()``'s scan when the predicate and the sort keys read only the
     /// entity's attributes: an object becomes a state only if it wins a place.
     private func scanForTop(_ positions: [Int], into top: inout TopMatches) throws(MagicalRecordError) {
-        try scanOwnAttributes(positions) { number, attributes in
+        let probe = SortKeyProbe(coder: try view.snapshot.store.coder(for: entity.name), position: positions[0])
+        var probedVersion = -1
+        let rejected: ComparisonResult = top.directions[0] ? .orderedDescending : .orderedAscending
+        try scanOwnAttributes(positions, skipping: { (number, record) throws(MagicalRecordError) in
+            guard let bound = top.bound else { return false }
+            if probedVersion != top.version {
+                probe.setBound(bound)
+                probedVersion = top.version
+            }
+            return try probe.keyOrder(of: record, number: number) == rejected
+        }) { number, attributes in
             guard !top.rejects(attributes[positions[0]]) else { return }
             top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: entity.name, number: number)))
         }
@@ -94,6 +106,8 @@ struct TopMatches {
     let capacity: Int
     let directions: [Bool]
     private(set) var matches: [SortedMatch] = []
+    /// Counts the changes to `matches`, so a caller knows when ``bound`` may have moved.
+    private(set) var version = 0
 
     init(capacity: Int, directions: [Bool]) {
         self.capacity = capacity
@@ -107,6 +121,12 @@ struct TopMatches {
         return AttributeValue.compare(first, last.values[0]) == (directions[0] ? .orderedDescending : .orderedAscending)
     }
 
+    /// Once the list is full, the first sort value of its last match: a match that comes
+    /// strictly after it on that key alone cannot win a place (``rejects(_:)``).
+    var bound: AttributeValue? {
+        matches.count >= capacity ? matches.last?.values[0] : nil
+    }
+
     mutating func offer(_ candidate: SortedMatch) {
         if matches.count >= capacity, let last = matches.last, !candidate.precedes(last, directions) { return }
         var low = 0
@@ -116,6 +136,7 @@ struct TopMatches {
             if candidate.precedes(matches[middle], directions) { high = middle } else { low = middle + 1 }
         }
         matches.insert(candidate, at: low)
+        version += 1
         if matches.count > capacity { matches.removeLast() }
     }
 }

@@ -121,20 +121,17 @@ final class RecordFilter {
         let payload = start + 1
         switch (test.constant, tag) {
         case (.integer(let constant), RecordCoder.Tag.integer):
-            return Self.truth(test.comparison, order(Self.integerField(record, payload), constant))
+            return Self.truth(test.comparison, order(RecordField.integer(record, at: payload), constant))
         case (.integer(let constant), RecordCoder.Tag.double):
-            return Self.truth(test.comparison, compareExactly(constant, Self.doubleField(record, payload)).map(\.reversed))
+            return Self.truth(test.comparison, compareExactly(constant, RecordField.double(record, at: payload)).map(\.reversed))
         case (.double(let constant), RecordCoder.Tag.integer):
-            return Self.truth(test.comparison, compareExactly(Self.integerField(record, payload), constant))
+            return Self.truth(test.comparison, compareExactly(RecordField.integer(record, at: payload), constant))
         case (.double(let constant), RecordCoder.Tag.double):
-            return Self.truth(test.comparison, orderDoubles(Self.doubleField(record, payload), constant))
+            return Self.truth(test.comparison, orderDoubles(RecordField.double(record, at: payload), constant))
         case (.date(let constant), RecordCoder.Tag.date):
-            return Self.truth(test.comparison, order(Date(timeIntervalSince1970: Self.doubleField(record, payload)), constant))
+            return Self.truth(test.comparison, order(Date(timeIntervalSince1970: RecordField.double(record, at: payload)), constant))
         case (.string(let constantStart, let constantCount), RecordCoder.Tag.string):
-            var reader = ByteReader(record, at: payload)
-            guard let count = reader.readVarint() else { break }
-            let text = UnsafeRawBufferPointer(rebasing: record[reader.position..<reader.position + count])
-            guard !text.contains(where: { $0 >= 0x80 }) else { break }
+            guard let text = RecordField.asciiText(record, at: payload) else { break }
             let constant = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: stringBytes[constantStart..<constantStart + constantCount]))
             return Self.test(text, test.comparison, constant)
         default:
@@ -156,17 +153,6 @@ final class RecordFilter {
         } catch {
             throw .predicate(error, entity: entityName)
         }
-    }
-
-    private static func integerField(_ record: UnsafeRawBufferPointer, _ payload: Int) -> Int64 {
-        // The field was checked by `locateAttributes`.
-        var reader = ByteReader(record, at: payload)
-        let zigzag = reader.readVarintUInt64() ?? 0
-        return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
-    }
-
-    private static func doubleField(_ record: UnsafeRawBufferPointer, _ payload: Int) -> Double {
-        Double(bitPattern: record.loadLittleEndian(at: payload, as: UInt64.self))
     }
 
     /// What a comparison operator says of two non-null values in `order` (nil: they have
@@ -194,18 +180,8 @@ final class RecordFilter {
         case .contains:
             return contains(text, constant)
         default:
-            return truth(comparison, byteOrder(text, constant))
+            return truth(comparison, RecordField.byteOrder(text, constant))
         }
-    }
-
-    /// Byte by byte, then the shorter first: the order of UTF-8 strings.
-    private static func byteOrder(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> ComparisonResult {
-        let common = min(left.count, right.count)
-        if common > 0, let a = left.baseAddress, let b = right.baseAddress {
-            let difference = memcmp(a, b, common)
-            if difference != 0 { return difference < 0 ? .orderedAscending : .orderedDescending }
-        }
-        return order(left.count, right.count)
     }
 
     private static func contains(_ text: UnsafeRawBufferPointer, _ part: UnsafeRawBufferPointer) -> Bool {

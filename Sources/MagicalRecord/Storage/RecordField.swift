@@ -1,0 +1,38 @@
+import Foundation
+import MagicalStore
+
+/// Reading one field of a record where it lies (after ``RecordCoder/locateAttributes(_:number:wanted:offsets:)``
+/// has checked the record), and the orders ``AttributeValue/compare(_:_:)`` gives, applied
+/// to the bytes: what lets filters and sorted scans judge a record without decoding it.
+enum RecordField {
+    /// The integer whose payload starts at `payload`.
+    static func integer(_ record: UnsafeRawBufferPointer, at payload: Int) -> Int64 {
+        var reader = ByteReader(record, at: payload)
+        let zigzag = reader.readVarintUInt64() ?? 0
+        return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+    }
+
+    /// The double (or a date's seconds since 1970) whose payload starts at `payload`.
+    static func double(_ record: UnsafeRawBufferPointer, at payload: Int) -> Double {
+        Double(bitPattern: record.loadLittleEndian(at: payload, as: UInt64.self))
+    }
+
+    /// The bytes of the text whose payload starts at `payload`, when they are all ASCII
+    /// (which needs no validation); nil otherwise, for the decoder to validate.
+    static func asciiText(_ record: UnsafeRawBufferPointer, at payload: Int) -> UnsafeRawBufferPointer? {
+        var reader = ByteReader(record, at: payload)
+        guard let count = reader.readVarint(), let start = reader.skip(count) else { return nil }
+        let text = UnsafeRawBufferPointer(rebasing: record[start..<start + count])
+        return text.contains(where: { $0 >= 0x80 }) ? nil : text
+    }
+
+    /// Byte by byte, then the shorter first: the order of UTF-8 strings.
+    static func byteOrder(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> ComparisonResult {
+        let common = min(left.count, right.count)
+        if common > 0, let a = left.baseAddress, let b = right.baseAddress {
+            let difference = memcmp(a, b, common)
+            if difference != 0 { return difference < 0 ? .orderedAscending : .orderedDescending }
+        }
+        return order(left.count, right.count)
+    }
+}
