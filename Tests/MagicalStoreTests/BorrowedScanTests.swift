@@ -4,7 +4,8 @@ import Testing
 
 /// The borrowing whole-tree scan gives the same entries, in the same order, as the
 /// copying scan: inline and overflow values, committed pages and a transaction's own
-/// changes, forwards and backwards, stopping when asked.
+/// changes, forwards and backwards, stopping when asked; and the cursorless probe for the
+/// first key at or after a key.
 @Suite struct BorrowedScanTests {
     private func copied(_ cursor: inout Cursor, reverse: Bool, limit: Int = .max) throws -> [[UInt8]] {
         var entries: [[UInt8]] = []
@@ -43,6 +44,13 @@ import Testing
             #expect(expected.count == 600)
             #expect(try copied(&cursor, reverse: reverse) == expected)
             #expect(try copied(&cursor, reverse: reverse, limit: 7) == Array(expected.prefix(7)))
+        }
+
+        // The cursorless probe: the first key at or after every key, between keys, past
+        // each leaf's last key (the next leaf's first) and past the end.
+        let keys = (0..<600).map { numberKey($0 * 3) }
+        for target in (0..<1_802).map(numberKey) + [[], [0], [0xFF, 0xFF], numberKey(1_800) + [0]] {
+            #expect(try tree.firstKey(atOrAfter: target) == keys.first { compareBytes($0, target) >= 0 })
         }
 
         // A write transaction's dirty nodes, with changes, additions and deletions.

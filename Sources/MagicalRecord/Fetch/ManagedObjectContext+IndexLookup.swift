@@ -34,14 +34,9 @@ extension ManagedObjectContext {
 
     private func probe(_ entity: Entity, _ attribute: String, _ position: Int, _ wanted: AttributeValue) throws(MagicalRecordError) -> ManagedObject?? {
         let snapshot = try stack.store.snapshot()
-        var found: Int64?
         // Entries of one value are ordered by object number: the first is the one the
         // general fetch returns.
-        try snapshot.scanIndex(entity.name, attribute, .prefix(StoreLayout.indexPrefix(wanted))) { number in
-            found = number
-            return false
-        }
-        guard let number = found else { return .some(nil) }
+        guard let number = try snapshot.firstIndexed(entity.name, attribute, equalTo: wanted) else { return .some(nil) }
         let id = ObjectID(entityName: entity.name, number: number)
         return try withLock { () throws(MagicalRecordError) -> ManagedObject?? in
             if let registered = registeredObject(id) { return .some(registered) }

@@ -70,6 +70,20 @@ struct StoreSnapshot: @unchecked Sendable {
         }
     }
 
+    /// The smallest object number whose `attribute` equals `value` in the index of the
+    /// concrete entity `entityName` (the first entry under the value's prefix), or nil.
+    func firstIndexed(_ entityName: String, _ attribute: String, equalTo value: AttributeValue) throws(MagicalRecordError) -> Int64? {
+        let prefix = StoreLayout.indexPrefix(value)
+        return try withStoreErrors {
+            guard let key = try transaction.tree(StoreLayout.indexTree(entityName, attribute)).firstKey(atOrAfter: prefix),
+                  key.starts(with: prefix) else { return nil }
+            guard let number = try KeyEncoding.decode(key).last, case .int(let value) = number else {
+                throw MagicalRecordError.damagedMetadata("index \(entityName).\(attribute) holds a malformed key")
+            }
+            return value
+        }
+    }
+
     /// The objects of `entity` (and its subentities) whose `attribute` equals `value`,
     /// through the index.
     func objects(of entity: Entity, where attribute: String, equals value: AttributeValue) throws(MagicalRecordError) -> [ObjectID] {

@@ -76,6 +76,25 @@ public struct TreeReader: @unchecked Sendable {
         try lookup(key, root: root, reader: reader) != nil
     }
 
+    /// The smallest key >= `key`, or nil when there is none: a point probe of an index
+    /// (its first entry under a prefix) without a cursor's path.
+    public func firstKey(atOrAfter key: [UInt8]) throws -> [UInt8]? {
+        guard case .page(let rootOffset) = root else { return nil }
+        let found = try key.withUnsafeBytes { target -> [UInt8]? in
+            var page = try reader.page(at: rootOffset)
+            while !page.isLeaf {
+                page = try reader.page(at: page.children[page.childIndex(for: target)])
+            }
+            let index = page.lowerBound(target)
+            return index < page.count ? page.key(at: index) : nil
+        }
+        if let found { return found }
+        // The first key at or after `key` opens a later leaf: rare, and the cursor's walk.
+        var cursor = makeCursor()
+        try cursor.seek(atOrAfter: key)
+        return cursor.key
+    }
+
     /// A cursor over the tree, not yet positioned.
     public func makeCursor() -> Cursor {
         Cursor(root: root, reader: reader)
