@@ -2,7 +2,8 @@ import Foundation
 
 /// What a run measured, printed as a table or as one JSON object:
 /// `{"records": N, "durability": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
-/// "file_bytes": {...}, "recovery_open_seconds": {...}, "peak_rss_bytes": B}`, R in rows per second.
+/// "file_bytes": {...}, "recovery_open_seconds": {...}, "import_memory_bytes": {...}, "peak_rss_bytes": B}`,
+/// R in rows per second.
 struct BenchResults {
     let records: Int
     let durability: BenchDurability
@@ -12,6 +13,9 @@ struct BenchResults {
     var fileBytes: [String: UInt64] = [:]
     var recoverySeconds: [String: Double] = [:]
     var peakResidentBytes: UInt64 = 0
+    /// How far resident memory rose above where it stood when `import_json` began (its
+    /// input already in memory), per system.
+    var importMemoryBytes: [String: UInt64] = [:]
     /// People in each store when its file size was taken.
     var storedRows = 0
 
@@ -44,6 +48,7 @@ struct BenchResults {
             ("recovery_open_seconds", object(systems.compactMap { system in
                 recoverySeconds[system].map { (system, String(format: "%.6f", $0)) }
             })),
+            ("import_memory_bytes", object(systems.compactMap { system in importMemoryBytes[system].map { (system, String($0)) } })),
             ("peak_rss_bytes", String(peakResidentBytes)),
         ])
     }
@@ -98,6 +103,14 @@ struct BenchResults {
             guard let ours = fileBytes[MagicalRecordSystem.name], let theirs = fileBytes[peer], theirs > 0 else { return "-" }
             return String(format: "%.2fx", Double(ours) / Double(theirs))
         })
+        if !importMemoryBytes.isEmpty {
+            rows.append(["import memory"] + systems.map { system in
+                importMemoryBytes[system].map { String(format: "+%.0f MB", Double($0) / 1_048_576) } ?? "-"
+            } + compared.map { peer in
+                guard let ours = importMemoryBytes[MagicalRecordSystem.name], let theirs = importMemoryBytes[peer], theirs > 0 else { return "-" }
+                return String(format: "%.2fx", Double(ours) / Double(theirs))
+            })
+        }
         if phases.contains(.recovery) {
             rows.append(["recovery open"] + systems.map { system in
                 recoverySeconds[system].map { String(format: "%.1f ms", $0 * 1_000) } ?? "-"

@@ -102,7 +102,11 @@ struct MRBench: ParsableCommand {
             progress.show("\(phase.rawValue): \(systemType.name)")
             let clock = ContinuousClock()
             var handled = 0
+            let before = phase == .importJSON && ResidentMemory.resetPeak() ? ResidentMemory.current : nil
             var elapsed = try clock.measure { handled = try run(phase, on: system, data: data) }
+            if let before, let peak = ResidentMemory.peak, selected.contains(phase) {
+                results.importMemoryBytes[systemType.name] = peak > before ? peak - before : 0
+            }
             if phase.order > Phase.upsert.order {
                 for _ in 1..<repetitions {
                     elapsed = min(elapsed, try clock.measure { handled = try run(phase, on: system, data: data) })
