@@ -135,29 +135,56 @@ struct RecordCoder: Sendable {
     }
 
     /// Reads the attributes `mask` flags from `raw` into `attributes` (by position; one
-    /// the record lacks gets its default), checking the whole record as a decode does but
-    /// building no state: a scan filters with it, reusing one array for every record.
+    /// the record lacks gets its default), building no state: a scan reuses one array for
+    /// every record. It checks the record's structure as far as it reads, and stops once
+    /// it has every flagged attribute: what follows cannot change them.
     func decodeAttributes(
         _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: inout [AttributeValue]
     ) throws(MagicalRecordError) {
-        for position in mask.indices where mask[position] { attributes[position] = defaults[position] }
-        try walk(raw, number: number, wants: { mask[$0] }) { position, value in
-            attributes[position] = value
-        } reference: { _, _, _ in }
-    }
-
-    /// Where each attribute `wanted` flags begins in `raw` (the offset of its tag byte; -1
-    /// when the record lacks it), by position, checking the whole record's structure as a
-    /// decode does but building no value: a filter tests fields in place.
-    func locateAttributes(
-        _ raw: UnsafeRawBufferPointer, number: Int64, wanted: UnsafeBufferPointer<Bool>, offsets: UnsafeMutableBufferPointer<Int>
-    ) throws(MagicalRecordError) {
-        for position in wanted.indices where wanted[position] { offsets[position] = -1 }
+        var remaining = 0
+        for position in mask.indices where mask[position] {
+            attributes[position] = defaults[position]
+            remaining += 1
+        }
         var reader = ByteReader(raw)
         guard reader.read(UInt8.self) == Self.formatVersion,
               reader.readVarint() == entityCode,
               let count = reader.readVarint() else { throw damaged(number) }
         for _ in 0..<count {
+            guard remaining > 0 else { return }
+            guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            let position = slot < positions.count ? positions[slot] : Self.unknownSlot
+            if position >= 0, position < mask.count, mask[position], tag != Tag.object {
+                guard let value = Self.readValue(tag, &reader) else { throw damaged(number) }
+                attributes[position] = value
+                remaining -= 1
+            } else if tag == Tag.object {
+                guard reader.readVarint() != nil, reader.readVarint() != nil else { throw damaged(number) }
+            } else {
+                guard Self.skipValue(tag, &reader) else { throw damaged(number) }
+            }
+        }
+        guard reader.position == raw.count else { throw damaged(number) }
+    }
+
+    /// Where each attribute `wanted` flags begins in `raw` (the offset of its tag byte; -1
+    /// when the record lacks it), by position, building no value: a filter tests fields in
+    /// place. It checks the record's structure as far as it reads, and stops once it has
+    /// found every flagged attribute.
+    func locateAttributes(
+        _ raw: UnsafeRawBufferPointer, number: Int64, wanted: UnsafeBufferPointer<Bool>, offsets: UnsafeMutableBufferPointer<Int>
+    ) throws(MagicalRecordError) {
+        var remaining = 0
+        for position in wanted.indices where wanted[position] {
+            offsets[position] = -1
+            remaining += 1
+        }
+        var reader = ByteReader(raw)
+        guard reader.read(UInt8.self) == Self.formatVersion,
+              reader.readVarint() == entityCode,
+              let count = reader.readVarint() else { throw damaged(number) }
+        for _ in 0..<count {
+            guard remaining > 0 else { return }
             guard let slot = reader.readVarint() else { throw damaged(number) }
             let start = reader.position
             guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
@@ -167,7 +194,10 @@ struct RecordCoder: Sendable {
                 continue
             }
             guard Self.skipValue(tag, &reader) else { throw damaged(number) }
-            if position >= 0, position < wanted.count, wanted[position] { offsets[position] = start }
+            if position >= 0, position < wanted.count, wanted[position], offsets[position] < 0 {
+                offsets[position] = start
+                remaining -= 1
+            }
         }
         guard reader.position == raw.count else { throw damaged(number) }
     }

@@ -45,7 +45,9 @@ import Testing
         #expect(answered >= 60)
     }
 
-    @Test func aDamagedRecordIsAnError() throws {
+    /// A record cut before its key's end is a damaged-record error; past it the probe may
+    /// answer (it stops reading there), and then rightly.
+    @Test func aDamagedRecordIsAnErrorNeverAWrongOrder() throws {
         var slots = SlotMap()
         slots.assign(Self.model)
         let coder = try RecordCoder(entity: Self.entity, slots: slots)
@@ -54,12 +56,18 @@ import Testing
         let bytes = coder.encode(state)
         let probe = SortKeyProbe(coder: coder, position: 1)
         probe.setBound(.string("m"))
+        var answered = 0
         for cut in 0..<bytes.count {
-            #expect(throws: MagicalRecordError.self) {
-                try Array(bytes[..<cut]).withUnsafeBytes { raw in
-                    try Result { () throws(MagicalRecordError) in try probe.keyOrder(of: raw, number: 4) }.get()
-                }
+            let order = try? Array(bytes[..<cut]).withUnsafeBytes { raw in
+                try Result { () throws(MagicalRecordError) in try probe.keyOrder(of: raw, number: 4) }.get()
+            }
+            if let order {
+                answered += 1
+                #expect(order == .orderedAscending)
+            } else {
+                #expect(answered == 0, "an error after an answer, at \(cut)")
             }
         }
+        #expect(answered < bytes.count - 4)
     }
 }
