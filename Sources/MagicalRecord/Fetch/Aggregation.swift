@@ -51,10 +51,21 @@ extension ManagedObjectContext {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
         let groupPath = try FetchExecutor.attributePath(groupBy, of: executor.entity, in: model, role: "group-by key")
         var groups: [MatchingValue: AggregateAccumulator] = [:]
+        // Integer group values (the common case: a foreign key, a category number) go
+        // through a table of their own; they never reach `groups` until the end.
+        var integerGroups = IntegerGroupTable()
+        var integerAccumulators: [AggregateAccumulator] = []
         if let position = executor.ownPosition(of: path), let groupPosition = executor.ownPosition(of: groupPath),
            try executor.forEachMatchingAttributes([position, groupPosition], { attributes in
-               groups[MatchingValue(attributes[groupPosition]), default: AggregateAccumulator(operation, type: type)].add(attributes[position])
+               guard case .integer(let key) = attributes[groupPosition] else {
+                   groups[MatchingValue(attributes[groupPosition]), default: AggregateAccumulator(operation, type: type)].add(attributes[position])
+                   return
+               }
+               let group = integerGroups.group(of: key)
+               if group == integerAccumulators.count { integerAccumulators.append(AggregateAccumulator(operation, type: type)) }
+               integerAccumulators[group].add(attributes[position])
            }) {
+            for (key, group) in integerGroups.entries { groups[MatchingValue(.integer(key))] = integerAccumulators[group] }
             return Self.rows(groups, groupBy)
         }
         try executor.forEachMatch(reading: Set(path.components.prefix(1) + groupPath.components.prefix(1))) { (state) throws(MagicalRecordError) in
