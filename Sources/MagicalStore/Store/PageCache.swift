@@ -4,7 +4,7 @@ import Synchronization
 /// immutable (copy-on-write), so a cached page never goes stale; eviction only bounds
 /// memory.
 ///
-/// A 4-way set-associative table rather than a `Dictionary`: point lookups hit the cache
+/// A 16-way set-associative table rather than a `Dictionary`: point lookups hit the cache
 /// once per tree level, and a multiplicative hash of the offset is several times cheaper
 /// than `Hasher`; eviction is least-recently-used within a set.
 final class PageCache: Sendable {
@@ -46,8 +46,8 @@ final class PageCache: Sendable {
         }
     }
 
-    private static let ways = 4
-    private static let initialSets = 16
+    private static let ways = 16
+    private static let initialSets = 4
     private let state: Mutex<Table>
     private let maximumSlots: Int
 
