@@ -86,7 +86,8 @@ struct MRBench: ParsableCommand {
             try runPhases(systemType, in: folder, data: data, selected: selected, into: &results, progress: progress)
             if !keep { try? FileManager.default.removeItem(at: folder) }
         }
-        results.peakResidentBytes = peakResidentBytes()
+        // The peak is reset before each import: the process's is the largest seen.
+        results.peakResidentBytes = max(results.peakResidentBytes, peakResidentBytes())
         progress.clear()
         print(json ? results.json() : markdown ? results.markdown() : results.table())
     }
@@ -102,6 +103,7 @@ struct MRBench: ParsableCommand {
             progress.show("\(phase.rawValue): \(systemType.name)")
             let clock = ContinuousClock()
             var handled = 0
+            if phase == .importJSON { results.peakResidentBytes = max(results.peakResidentBytes, ResidentMemory.peak ?? 0) }
             let before = phase == .importJSON && ResidentMemory.resetPeak() ? ResidentMemory.current : nil
             var elapsed = try clock.measure { handled = try run(phase, on: system, data: data) }
             if let before, let peak = ResidentMemory.peak, selected.contains(phase) {

@@ -4,12 +4,21 @@ import Foundation
 /// phase (Linux `clear_refs` 5), so one phase's peak can be told from the rest of the run:
 /// generating the input, and the systems that ran before.
 enum ResidentMemory {
-    /// Resets the peak to the current resident size; false where the kernel does not allow it.
+    /// Returns the heap's free memory to the system (what the systems run before freed),
+    /// then resets the peak to the resident size; false where the kernel does not allow it.
     @discardableResult
     static func resetPeak() -> Bool {
+        trimHeap()
         guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
         defer { try? handle.close() }
         return (try? handle.write(contentsOf: Data("5".utf8))) != nil
+    }
+
+    /// glibc's `malloc_trim(0)`, which Swift's Glibc module does not export; nothing elsewhere.
+    private static func trimHeap() {
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
     }
 
     /// Resident bytes now (`VmRSS`).
