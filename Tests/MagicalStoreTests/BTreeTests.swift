@@ -131,6 +131,14 @@ import Testing
         #expect(try StoreChecker(path: directory.file()).run().problems == [])
     }
 
+    @Test func anEntryLocationTakesSixteenBytesAndKeepsItsOverflowFlag() {
+        #expect(MemoryLayout<PageNode.EntryLocation>.stride == 16)
+        for (length, overflow) in [(UInt16(0), false), (1_024, true), (0x7FFF, true), (9, false)] {
+            let location = PageNode.EntryLocation(keyPrefix: 1, keyStart: 2, keyLength: length, valueStart: 3, valueLength: 16, isOverflow: overflow)
+            #expect(location.keyLength == length && location.isOverflow == overflow)
+        }
+    }
+
     @Test func compactionKeepsEveryLiveKeyAndShrinksTheFile() throws {
         let directory = TemporaryDirectory()
         let path = directory.file()

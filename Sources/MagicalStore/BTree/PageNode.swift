@@ -4,17 +4,30 @@
 /// The initializer validates the whole structure, so the accessors can trust every
 /// offset: a damaged page becomes a corruption error once, here, never a trap later.
 final class PageNode: Sendable {
-    /// Where an entry's pieces lie in the payload, with the key's first bytes at hand.
+    /// Where an entry's pieces lie in the payload, with the key's first bytes at hand: 16
+    /// bytes, so a cached page's table of entries stays small beside its payload.
     struct EntryLocation: Sendable {
         /// The key's first 8 bytes, big-endian, zero-padded: comparing these orders most
         /// keys without touching the payload, which saves cache misses on lookups.
         var keyPrefix: UInt64
         var keyStart: UInt16
-        var keyLength: UInt16
+        /// The key's length (below 0x8000: keys are at most 1,024 bytes, F15), with the
+        /// top bit set when the value is an overflow reference.
+        private var keyLengthAndOverflow: UInt16
         /// Inline value bytes, or the 16-byte overflow reference.
         var valueStart: UInt16
         var valueLength: UInt16
-        var isOverflow: Bool
+
+        init(keyPrefix: UInt64, keyStart: UInt16, keyLength: UInt16, valueStart: UInt16, valueLength: UInt16, isOverflow: Bool) {
+            self.keyPrefix = keyPrefix
+            self.keyStart = keyStart
+            self.keyLengthAndOverflow = keyLength | (isOverflow ? 0x8000 : 0)
+            self.valueStart = valueStart
+            self.valueLength = valueLength
+        }
+
+        var keyLength: UInt16 { keyLengthAndOverflow & 0x7FFF }
+        var isOverflow: Bool { keyLengthAndOverflow & 0x8000 != 0 }
     }
 
     let offset: UInt64
@@ -54,7 +67,7 @@ final class PageNode: Sendable {
             var slot = ByteReader(raw, at: 2 + 2 * index)
             guard let start = slot.read(UInt16.self) else { return nil }
             var reader = ByteReader(raw, at: Int(start))
-            guard let keyLength = reader.readVarint(), keyLength <= UInt16.max,
+            guard let keyLength = reader.readVarint(), keyLength < 0x8000,
                   let keyStart = reader.skip(keyLength),
                   let kind = reader.read(UInt8.self)
             else { return nil }
@@ -96,7 +109,7 @@ final class PageNode: Sendable {
         for _ in 0..<Int(count) - 1 {
             guard let start = reader.read(UInt16.self) else { return nil }
             var keyReader = ByteReader(raw, at: Int(start))
-            guard let keyLength = keyReader.readVarint(), keyLength <= UInt16.max, let keyStart = keyReader.skip(keyLength) else { return nil }
+            guard let keyLength = keyReader.readVarint(), keyLength < 0x8000, let keyStart = keyReader.skip(keyLength) else { return nil }
             separators.append(EntryLocation(
                 keyPrefix: keyPrefix(UnsafeRawBufferPointer(rebasing: raw[keyStart..<keyStart + keyLength])),
                 keyStart: UInt16(keyStart), keyLength: UInt16(keyLength), valueStart: 0, valueLength: 0, isOverflow: false
