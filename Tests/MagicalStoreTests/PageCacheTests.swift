@@ -21,6 +21,27 @@ import Testing
         #expect(cache.page(at: 3) == nil)
     }
 
+    /// Pages count as what they hold in memory: the cache fills its budget and stays
+    /// within it (give or take the page just added), whatever the pages' sizes.
+    @Test func theBudgetCountsWhatPagesHold() throws {
+        let capacity = 256 * 1024
+        let cache = PageCache(capacityBytes: capacity, pageSize: 4096)
+        var random = SeededGenerator(seed: 3)
+        var offset: UInt64 = 4096
+        var largest = 0
+        for _ in 0..<3000 {
+            let entries = Int.random(in: 1...120, using: &random)
+            var payload: [UInt8] = []
+            PageEncoder.leaf(keys: (0..<entries).map(numberKey), values: Array(repeating: .inline([7, 7]), count: entries), into: &payload)
+            let page = try PageNode(offset: offset, frameSize: 64, transaction: 1, isLeaf: true, payload: payload)
+            largest = max(largest, page.memoryCost)
+            cache.insert(page)
+            #expect(cache.cachedBytes <= capacity + largest)
+            offset += UInt64(Int.random(in: 100...600, using: &random) * 8)
+        }
+        #expect(cache.cachedBytes >= capacity * 3 / 4)
+    }
+
     /// A full cache that a scan cycles through, pages over 60% of its capacity: with 16
     /// ways a set rarely holds more of them than it has room for, so repeated scans find
     /// nine pages in ten (with 4 ways, one in five missed on every pass).
@@ -48,7 +69,7 @@ import Testing
     }
 
     @Test func atCapacityTheLeastRecentlyUsedPageGoes() throws {
-        // The smallest table: 4 sets of 16.
+        // The smallest budget: 4 sets of 16 full pages; the table reaches twice that.
         let cache = PageCache(capacityBytes: 0, pageSize: 512)
         let offsets = (0..<1000).map { UInt64(4096 + $0 * 512) }
         let hot = offsets[0]
@@ -57,6 +78,6 @@ import Testing
             cache.insert(try page(at: offset))
             #expect(cache.page(at: hot) != nil, "a page used after every insert stays")
         }
-        #expect(offsets.filter { cache.page(at: $0) != nil }.count <= 64)
+        #expect(offsets.filter { cache.page(at: $0) != nil }.count <= 128)
     }
 }

@@ -40,6 +40,9 @@ final class PageNode: Sendable {
     let entries: [EntryLocation]
     /// Branch only: child page offsets.
     let children: [UInt64]
+    /// What the page holds in memory: payload, entry table, children, and the objects'
+    /// headers; the page cache's budget counts this.
+    let memoryCost: Int
 
     /// Entries of a leaf; children of a branch.
     var count: Int { isLeaf ? entries.count : children.count }
@@ -56,6 +59,7 @@ final class PageNode: Sendable {
         guard let parsed else { throw FrameError.badStructure }
         entries = parsed.entries
         children = parsed.children
+        memoryCost = payload.count + entries.count * MemoryLayout<EntryLocation>.stride + children.count * 8 + 128
     }
 
     private static func parseLeaf(_ raw: UnsafeRawBufferPointer) -> (entries: [EntryLocation], children: [UInt64])? {

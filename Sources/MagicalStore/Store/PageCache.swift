@@ -2,11 +2,13 @@ import Synchronization
 
 /// Decoded pages by offset, shared by every snapshot of one store file. Pages are
 /// immutable (copy-on-write), so a cached page never goes stale; eviction only bounds
-/// memory.
+/// memory, counted as what the pages really hold (``PageNode/memoryCost``: payload and
+/// entry table), not as a number of pages.
 ///
 /// A 16-way set-associative table rather than a `Dictionary`: point lookups hit the cache
 /// once per tree level, and a multiplicative hash of the offset is several times cheaper
-/// than `Hasher`; eviction is least-recently-used within a set.
+/// than `Hasher`; eviction is least-recently-used within the set a page goes to, when the
+/// set is full or the cache is over its budget.
 final class PageCache: Sendable {
     private struct Slot {
         var offset: UInt64 = 0
@@ -20,6 +22,7 @@ final class PageCache: Sendable {
         var slots: [Slot]
         var setShift: UInt64
         var occupied = 0
+        var bytes = 0
         var clock: UInt64 = 0
 
         init(sets: Int) {
@@ -36,6 +39,7 @@ final class PageCache: Sendable {
         func doubled() -> Table {
             var larger = Table(sets: 2 * slots.count / PageCache.ways)
             larger.clock = clock
+            larger.bytes = bytes
             for slot in slots where slot.page != nil {
                 let first = larger.firstSlot(of: slot.offset)
                 let free = (first..<first + PageCache.ways).first { larger.slots[$0].page == nil } ?? first
@@ -50,14 +54,22 @@ final class PageCache: Sendable {
     private static let initialSets = 4
     private let state: Mutex<Table>
     private let maximumSlots: Int
+    private let capacityBytes: Int
 
-    /// Room for about `capacityBytes` of full pages of `pageSize` bytes.
+    /// Room for `capacityBytes` of pages as they sit in memory (at least the smallest
+    /// table's worth of full pages of `pageSize` bytes).
     init(capacityBytes: Int, pageSize: Int) {
+        self.capacityBytes = max(capacityBytes, Self.initialSets * Self.ways * pageSize)
+        // Slots for twice the full pages the budget holds: pages are seldom full, and the
+        // budget, not the table, should be what evicts.
         var sets = Self.initialSets
-        while sets * Self.ways * pageSize < capacityBytes { sets *= 2 }
+        while sets * Self.ways * pageSize < 2 * capacityBytes { sets *= 2 }
         maximumSlots = sets * Self.ways
         state = Mutex(Table(sets: Self.initialSets))
     }
+
+    /// The memory the cached pages hold (for tests and statistics).
+    var cachedBytes: Int { state.withLock { $0.bytes } }
 
     func page(at offset: UInt64) -> PageNode? {
         state.withLock { table in
@@ -85,9 +97,25 @@ final class PageCache: Sendable {
                 }
                 if table.slots[index].lastUse < table.slots[victim].lastUse { victim = index }
             }
-            if table.slots[victim].page == nil { table.occupied += 1 }
+            if let old = table.slots[victim].page {
+                table.bytes -= old.memoryCost
+            } else {
+                table.occupied += 1
+            }
             table.clock &+= 1
             table.slots[victim] = Slot(offset: page.offset, page: page, lastUse: table.clock)
+            table.bytes += page.memoryCost
+            // Over budget: the set's least recently used pages go, never the one just added.
+            while table.bytes > capacityBytes {
+                var oldest: Int?
+                for index in first..<first + Self.ways where index != victim && table.slots[index].page != nil {
+                    if oldest.map({ table.slots[index].lastUse < table.slots[$0].lastUse }) ?? true { oldest = index }
+                }
+                guard let oldest, let evicted = table.slots[oldest].page else { break }
+                table.bytes -= evicted.memoryCost
+                table.occupied -= 1
+                table.slots[oldest] = Slot()
+            }
         }
     }
 }
