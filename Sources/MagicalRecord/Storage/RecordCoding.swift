@@ -147,9 +147,7 @@ struct RecordCoder: Sendable {
             remaining += 1
         }
         var reader = ByteReader(raw)
-        guard reader.read(UInt8.self) == Self.formatVersion,
-              reader.readVarint() == entityCode,
-              let count = reader.readVarint() else { throw damaged(number) }
+        let count = try fieldCount(&reader, number: number)
         for _ in 0..<count {
             guard remaining > 0 else { return }
             guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
@@ -180,9 +178,7 @@ struct RecordCoder: Sendable {
             remaining += 1
         }
         var reader = ByteReader(raw)
-        guard reader.read(UInt8.self) == Self.formatVersion,
-              reader.readVarint() == entityCode,
-              let count = reader.readVarint() else { throw damaged(number) }
+        let count = try fieldCount(&reader, number: number)
         for _ in 0..<count {
             guard remaining > 0 else { return }
             guard let slot = reader.readVarint() else { throw damaged(number) }
@@ -212,9 +208,7 @@ struct RecordCoder: Sendable {
         attribute: (Int, AttributeValue) -> Void, reference: (Int, Int, Int) -> Void
     ) throws(MagicalRecordError) {
         var reader = ByteReader(raw)
-        guard reader.read(UInt8.self) == Self.formatVersion,
-              reader.readVarint() == entityCode,
-              let count = reader.readVarint() else { throw damaged(number) }
+        let count = try fieldCount(&reader, number: number)
         for _ in 0..<count {
             guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
@@ -231,6 +225,15 @@ struct RecordCoder: Sendable {
             }
         }
         guard reader.position == raw.count else { throw damaged(number) }
+    }
+
+    /// Reads a record's header (format version, entity code) and returns its field count.
+    @inline(__always)
+    private func fieldCount(_ reader: inout ByteReader, number: Int64) throws(MagicalRecordError) -> Int {
+        guard reader.read(UInt8.self) == Self.formatVersion,
+              reader.readVarint() == entityCode,
+              let count = reader.readVarint() else { throw damaged(number) }
+        return count
     }
 
     /// Every attribute at its default, by position: the starting point of a scratch array.
