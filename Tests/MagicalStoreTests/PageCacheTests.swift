@@ -21,6 +21,14 @@ import Testing
         #expect(cache.page(at: 3) == nil)
     }
 
+    @Test func anyBudgetIsTakenWithoutOverflow() throws {
+        for capacity in [Int.min, -1, 0, 1, Int.max] {
+            let cache = PageCache(capacityBytes: capacity, pageSize: 65_536)
+            cache.insert(try page(at: 4096))
+            #expect(cache.page(at: 4096) != nil)
+        }
+    }
+
     /// Pages count as what they hold in memory: the cache fills its budget and stays
     /// within it (give or take the page just added), whatever the pages' sizes.
     @Test func theBudgetCountsWhatPagesHold() throws {

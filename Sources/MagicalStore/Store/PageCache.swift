@@ -57,13 +57,14 @@ final class PageCache: Sendable {
     private let capacityBytes: Int
 
     /// Room for `capacityBytes` of pages as they sit in memory (at least the smallest
-    /// table's worth of full pages of `pageSize` bytes).
+    /// table's worth of full pages of `pageSize` bytes, at most 64 TiB: any larger budget
+    /// is as good as unbounded).
     init(capacityBytes: Int, pageSize: Int) {
-        self.capacityBytes = max(capacityBytes, Self.initialSets * Self.ways * pageSize)
+        self.capacityBytes = min(max(capacityBytes, Self.initialSets * Self.ways * pageSize), 1 << 46)
         // Slots for twice the full pages the budget holds: pages are seldom full, and the
         // budget, not the table, should be what evicts.
         var sets = Self.initialSets
-        while sets * Self.ways * pageSize < 2 * capacityBytes { sets *= 2 }
+        while sets * Self.ways * pageSize < 2 * self.capacityBytes { sets *= 2 }
         maximumSlots = sets * Self.ways
         state = Mutex(Table(sets: Self.initialSets))
     }
