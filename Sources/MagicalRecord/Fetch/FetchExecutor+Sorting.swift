@@ -43,8 +43,8 @@ extension FetchExecutor {
         var probedVersion = -1
         let rejected: ComparisonResult = top.directions[0] ? .orderedDescending : .orderedAscending
         try scanOwnAttributes(positions, skipping: { (number, record) throws(MagicalRecordError) in
-            guard let bound = top.bound else { return false }
             if probedVersion != top.version {
+                guard let bound = top.bound else { return false }
                 probe.setBound(bound)
                 probedVersion = top.version
             }
