@@ -20,21 +20,15 @@ final class RecordFilter {
         case or(start: Int, count: Int)
     }
 
-    /// A constant compared in place with a field of the matching tag.
-    private enum FastConstant {
-        case none
-        case integer(Int64)
-        case double(Double)
-        case date(Date)
-        /// Bytes `start..<start + count` of `stringBytes`.
-        case string(start: Int, count: Int)
-    }
-
-    /// The hot half of a test: trivially copyable, read per record.
+    /// The hot half of a test: trivially copyable, read per record. `constant` is nil when
+    /// the test is never made in place; a string constant's bytes are
+    /// `textStart..<textStart + textCount` of `stringBytes`.
     private struct FastTest {
         let position: Int
         let comparison: PredicateOperator
-        let constant: FastConstant
+        let constant: RecordField.InPlaceConstant?
+        var textStart = 0
+        var textCount = 0
     }
 
     /// The cold half: what the general comparison needs.
@@ -117,27 +111,18 @@ final class RecordFilter {
             case .failure(let error): throw .predicate(error, entity: entityName)
             }
         }
-        let tag = record[start]
-        let payload = start + 1
-        switch (test.constant, tag) {
-        case (.integer(let constant), RecordCoder.Tag.integer):
-            return Self.truth(test.comparison, order(RecordField.integer(record, at: payload), constant))
-        case (.integer(let constant), RecordCoder.Tag.double):
-            return Self.truth(test.comparison, compareExactly(constant, RecordField.double(record, at: payload)).map(\.reversed))
-        case (.double(let constant), RecordCoder.Tag.integer):
-            return Self.truth(test.comparison, compareExactly(RecordField.integer(record, at: payload), constant))
-        case (.double(let constant), RecordCoder.Tag.double):
-            return Self.truth(test.comparison, orderDoubles(RecordField.double(record, at: payload), constant))
-        case (.date(let constant), RecordCoder.Tag.date):
-            return Self.truth(test.comparison, order(Date(timeIntervalSince1970: RecordField.double(record, at: payload)), constant))
-        case (.string(let constantStart, let constantCount), RecordCoder.Tag.string):
-            guard let text = RecordField.asciiText(record, at: payload) else { break }
-            let constant = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: stringBytes[constantStart..<constantStart + constantCount]))
-            return Self.test(text, test.comparison, constant)
-        default:
+        let text = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: stringBytes[test.textStart..<test.textStart + test.textCount]))
+        switch (test.constant, test.comparison) {
+        case (nil, _):
             break
+        case (.string?, .beginsWith), (.string?, .endsWith), (.string?, .contains):
+            guard record[start] == RecordCoder.Tag.string, let stored = RecordField.asciiText(record, at: start + 1) else { break }
+            return Self.match(stored, test.comparison, text)
+        case (let constant?, _):
+            guard let order = RecordField.compare(record, fieldAt: start, against: constant, text: text) else { break }
+            return Self.truth(test.comparison, order)
         }
-        return try general(index, tag: tag, at: payload, record, number)
+        return try general(index, tag: record[start], at: start + 1, record, number)
     }
 
     /// The general comparison on the decoded field: every case the in-place tests do not
@@ -169,18 +154,13 @@ final class RecordFilter {
         }
     }
 
-    /// A string comparison without options: UTF-8 bytes, as ``PredicateStrings`` and
-    /// ``AttributeValue/compare(_:_:)`` compare them.
-    private static func test(_ text: UnsafeRawBufferPointer, _ comparison: PredicateOperator, _ constant: UnsafeRawBufferPointer) -> Bool {
+    /// BEGINSWITH, ENDSWITH and CONTAINS without options: UTF-8 bytes, as
+    /// ``PredicateStrings`` matches them.
+    private static func match(_ text: UnsafeRawBufferPointer, _ comparison: PredicateOperator, _ part: UnsafeRawBufferPointer) -> Bool {
         switch comparison {
-        case .beginsWith:
-            return text.count >= constant.count && text.prefix(constant.count).elementsEqual(constant)
-        case .endsWith:
-            return text.count >= constant.count && text.suffix(constant.count).elementsEqual(constant)
-        case .contains:
-            return contains(text, constant)
-        default:
-            return truth(comparison, RecordField.byteOrder(text, constant))
+        case .beginsWith: return text.count >= part.count && text.prefix(part.count).elementsEqual(part)
+        case .endsWith: return text.count >= part.count && text.suffix(part.count).elementsEqual(part)
+        default: return contains(text, part)
         }
     }
 
@@ -227,7 +207,7 @@ final class RecordFilter {
                 let absent = Result { () throws(ObjectPredicateError) in
                     try PredicateComparator.compare(.attribute(defaults[position]), comparison, constant, options: options)
                 }
-                tests.append(FastTest(position: position, comparison: comparison, constant: fastConstant(comparison, constant, options)))
+                tests.append(fastTest(position, comparison, constant, options))
                 generalTests.append(GeneralTest(constant: constant, options: options, absent: absent))
                 return append(.test(tests.count - 1))
             }
@@ -238,29 +218,31 @@ final class RecordFilter {
             return nodes.count - 1
         }
 
-        private mutating func fastConstant(_ comparison: PredicateOperator, _ constant: PredicateValue, _ options: PredicateOptions) -> FastConstant {
-            guard case .attribute(let value) = constant else { return .none }
-            switch comparison {
-            case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+        private mutating func fastTest(
+            _ position: Int, _ comparison: PredicateOperator, _ constant: PredicateValue, _ options: PredicateOptions
+        ) -> FastTest {
+            let none = FastTest(position: position, comparison: comparison, constant: nil)
+            guard case .attribute(let value) = constant else { return none }
+            switch (comparison, value) {
+            case (.equalTo, _), (.notEqualTo, _), (.lessThan, _), (.lessThanOrEqualTo, _), (.greaterThan, _), (.greaterThanOrEqualTo, _):
                 switch value {
-                case .integer(let number): return .integer(number)
-                case .double(let number): return .double(number)
-                case .date(let date): return .date(date)
-                case .string(let text) where options.isEmpty: return string(text)
-                default: return .none
+                case .integer(let number): return FastTest(position: position, comparison: comparison, constant: .integer(number))
+                case .double(let number): return FastTest(position: position, comparison: comparison, constant: .double(number))
+                case .date(let date): return FastTest(position: position, comparison: comparison, constant: .date(date))
+                case .string(let text) where options.isEmpty: return string(text, position, comparison)
+                default: return none
                 }
-            case .beginsWith, .endsWith, .contains:
-                guard case .string(let text) = value, options.isEmpty else { return .none }
-                return string(text)
+            case (.beginsWith, .string(let text)), (.endsWith, .string(let text)), (.contains, .string(let text)):
+                return options.isEmpty ? string(text, position, comparison) : none
             default:
-                return .none
+                return none
             }
         }
 
-        private mutating func string(_ text: String) -> FastConstant {
+        private mutating func string(_ text: String, _ position: Int, _ comparison: PredicateOperator) -> FastTest {
             let start = stringBytes.count
             stringBytes += text.utf8
-            return .string(start: start, count: stringBytes.count - start)
+            return FastTest(position: position, comparison: comparison, constant: .string, textStart: start, textCount: stringBytes.count - start)
         }
     }
 }

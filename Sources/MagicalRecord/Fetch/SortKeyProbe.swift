@@ -7,7 +7,8 @@ final class SortKeyProbe {
     private let position: Int
     private let wanted: UnsafeMutableBufferPointer<Bool>
     private let offsets: UnsafeMutableBufferPointer<Int>
-    private var bound: AttributeValue = .null
+    /// The bound as a field compares with it in place; nil for a kind that does not.
+    private var bound: RecordField.InPlaceConstant?
     /// The bound's UTF-8 bytes when it is a string.
     private var boundText: [UInt8] = []
 
@@ -29,8 +30,15 @@ final class SortKeyProbe {
 
     /// The value records are ordered against from now on.
     func setBound(_ value: AttributeValue) {
-        bound = value
-        if case .string(let text) = value { boundText = Array(text.utf8) }
+        switch value {
+        case .integer(let number): bound = .integer(number)
+        case .double(let number): bound = .double(number)
+        case .date(let date): bound = .date(date)
+        case .string(let text):
+            bound = .string
+            boundText = Array(text.utf8)
+        default: bound = nil
+        }
     }
 
     /// The order of the attribute in `record` against the bound, as ``AttributeValue/compare(_:_:)``
@@ -38,26 +46,10 @@ final class SortKeyProbe {
     /// record lacks, of another kind than the bound, or non-ASCII text), so the caller
     /// decodes. A damaged record is an error, as a decode makes it.
     func keyOrder(of record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> ComparisonResult? {
+        guard let bound else { return nil }
         try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
         let start = offsets[position]
         guard start >= 0 else { return nil }
-        let payload = start + 1
-        switch (record[start], bound) {
-        case (RecordCoder.Tag.integer, .integer(let other)):
-            return order(RecordField.integer(record, at: payload), other)
-        case (RecordCoder.Tag.integer, .double(let other)):
-            return compareExactly(RecordField.integer(record, at: payload), other)
-        case (RecordCoder.Tag.double, .integer(let other)):
-            return compareExactly(other, RecordField.double(record, at: payload)).map(\.reversed)
-        case (RecordCoder.Tag.double, .double(let other)):
-            return orderDoubles(RecordField.double(record, at: payload), other)
-        case (RecordCoder.Tag.date, .date(let other)):
-            return order(Date(timeIntervalSince1970: RecordField.double(record, at: payload)), other)
-        case (RecordCoder.Tag.string, .string):
-            guard let text = RecordField.asciiText(record, at: payload) else { return nil }
-            return boundText.withUnsafeBytes { RecordField.byteOrder(text, $0) }
-        default:
-            return nil
-        }
+        return boundText.withUnsafeBytes { RecordField.compare(record, fieldAt: start, against: bound, text: $0) }
     }
 }

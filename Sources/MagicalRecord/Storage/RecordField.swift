@@ -26,6 +26,40 @@ enum RecordField {
         return text.contains(where: { $0 >= 0x80 }) ? nil : text
     }
 
+    /// A constant a field is ordered against in place; a string's bytes the caller holds.
+    enum InPlaceConstant {
+        case integer(Int64)
+        case double(Double)
+        case date(Date)
+        case string
+    }
+
+    /// How the field whose tag is at `start` orders against `constant` (`text`: the
+    /// constant's UTF-8 bytes, for a string), as ``AttributeValue/compare(_:_:)`` orders the
+    /// decoded value; nil when it cannot be told in place: a field of another kind than the
+    /// constant, or non-ASCII text (which a decode validates).
+    static func compare(
+        _ record: UnsafeRawBufferPointer, fieldAt start: Int, against constant: InPlaceConstant, text: UnsafeRawBufferPointer
+    ) -> ComparisonResult? {
+        let payload = start + 1
+        switch (constant, record[start]) {
+        case (.integer(let other), RecordCoder.Tag.integer):
+            return order(integer(record, at: payload), other)
+        case (.integer(let other), RecordCoder.Tag.double):
+            return compareExactly(other, double(record, at: payload)).map(\.reversed)
+        case (.double(let other), RecordCoder.Tag.integer):
+            return compareExactly(integer(record, at: payload), other)
+        case (.double(let other), RecordCoder.Tag.double):
+            return orderDoubles(double(record, at: payload), other)
+        case (.date(let other), RecordCoder.Tag.date):
+            return order(Date(timeIntervalSince1970: double(record, at: payload)), other)
+        case (.string, RecordCoder.Tag.string):
+            return asciiText(record, at: payload).map { byteOrder($0, text) }
+        default:
+            return nil
+        }
+    }
+
     /// Byte by byte, then the shorter first: the order of UTF-8 strings.
     static func byteOrder(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> ComparisonResult {
         let common = min(left.count, right.count)

@@ -62,10 +62,7 @@ struct StoreSnapshot: @unchecked Sendable {
     ) throws(MagicalRecordError) {
         try withStoreErrors {
             try transaction.tree(StoreLayout.indexTree(entityName, attribute)).scan(range, reverse: reverse) { key, _ in
-                guard let number = try KeyEncoding.decode(key).last, case .int(let value) = number else {
-                    throw MagicalRecordError.damagedMetadata("index \(entityName).\(attribute) holds a malformed key")
-                }
-                return try body(value)
+                try body(try Self.number(fromIndexKey: key, entityName, attribute))
             }
         }
     }
@@ -77,11 +74,16 @@ struct StoreSnapshot: @unchecked Sendable {
         return try withStoreErrors {
             guard let key = try transaction.tree(StoreLayout.indexTree(entityName, attribute)).firstKey(atOrAfter: prefix),
                   key.starts(with: prefix) else { return nil }
-            guard let number = try KeyEncoding.decode(key).last, case .int(let value) = number else {
-                throw MagicalRecordError.damagedMetadata("index \(entityName).\(attribute) holds a malformed key")
-            }
-            return value
+            return try Self.number(fromIndexKey: key, entityName, attribute)
         }
+    }
+
+    /// The object number an index entry's key ends with.
+    private static func number(fromIndexKey key: [UInt8], _ entityName: String, _ attribute: String) throws -> Int64 {
+        guard let number = try KeyEncoding.decode(key).last, case .int(let value) = number else {
+            throw MagicalRecordError.damagedMetadata("index \(entityName).\(attribute) holds a malformed key")
+        }
+        return value
     }
 
     /// The objects of `entity` (and its subentities) whose `attribute` equals `value`,

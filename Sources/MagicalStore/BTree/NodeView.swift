@@ -140,12 +140,18 @@ func lookup(_ key: [UInt8], root: ChildReference?, reader: SnapshotReader) throw
 /// The read path proper: a subtree of committed pages, searched in place.
 private func lookupInPages(_ key: [UInt8], root: UInt64, reader: SnapshotReader) throws -> LeafValue? {
     try key.withUnsafeBytes { raw -> LeafValue? in
-        var page = try reader.page(at: root)
-        while !page.isLeaf {
-            page = try reader.page(at: page.children[page.childIndex(for: raw)])
-        }
+        let page = try leafPage(for: raw, root: root, reader: reader)
         let index = page.lowerBound(raw)
         guard index < page.count, page.compareKey(at: index, with: raw) == 0 else { return nil }
         return page.value(at: index)
     }
+}
+
+/// The committed leaf under `root` whose key range holds `key`.
+func leafPage(for key: UnsafeRawBufferPointer, root: UInt64, reader: SnapshotReader) throws -> PageNode {
+    var page = try reader.page(at: root)
+    while !page.isLeaf {
+        page = try reader.page(at: page.children[page.childIndex(for: key)])
+    }
+    return page
 }

@@ -81,10 +81,7 @@ public struct TreeReader: @unchecked Sendable {
     public func firstKey(atOrAfter key: [UInt8]) throws -> [UInt8]? {
         guard case .page(let rootOffset) = root else { return nil }
         let found = try key.withUnsafeBytes { target -> [UInt8]? in
-            var page = try reader.page(at: rootOffset)
-            while !page.isLeaf {
-                page = try reader.page(at: page.children[page.childIndex(for: target)])
-            }
+            let page = try leafPage(for: target, root: rootOffset, reader: reader)
             let index = page.lowerBound(target)
             return index < page.count ? page.key(at: index) : nil
         }
