@@ -88,4 +88,21 @@ import Testing
         }
         #expect(offsets.filter { cache.page(at: $0) != nil }.count <= 128)
     }
+
+    @Test func removedPagesGoAndFreeTheirBytes() throws {
+        let cache = PageCache(capacityBytes: 4096 * 512, pageSize: 512)
+        let offsets = (0..<500).map { UInt64(4096 + $0 * 512) }
+        for offset in offsets { cache.insert(try page(at: offset)) }
+        let bytes = cache.cachedBytes
+        let (gone, kept) = (offsets.filter { $0 % 3 == 0 }, offsets.filter { $0 % 3 != 0 })
+        // Offsets never cached are passed over.
+        cache.remove(gone + [3, 1 << 40])
+        #expect(gone.allSatisfy { cache.page(at: $0) == nil })
+        #expect(kept.allSatisfy { cache.page(at: $0) != nil })
+        #expect(cache.cachedBytes == bytes - gone.count * (try page(at: 4096)).memoryCost)
+        cache.remove(kept)
+        #expect(cache.cachedBytes == 0)
+        cache.insert(try page(at: gone[0]))
+        #expect(cache.page(at: gone[0]) != nil)
+    }
 }

@@ -24,6 +24,7 @@ extension MutableTree {
         }
         var leaf: DirtyNode?
         var upperBound: [UInt8]?
+        var leavesSinceSpill = 0
         for index in ordered {
             let key = entries[index].key
             let value = leafValue(index)
@@ -33,7 +34,39 @@ extension MutableTree {
             }
             try put(key, value)
             (leaf, upperBound) = try dirtyLeaf(for: key)
+            leavesSinceSpill += 1
+            if leavesSinceSpill == Self.leavesPerSpill {
+                leavesSinceSpill = 0
+                try spill(leftOf: key)
+            }
         }
+    }
+
+    /// Leaves a batch changes between two spills: about 2 MiB of pages at 8 KiB, enough to
+    /// encode on every core at once.
+    static let leavesPerSpill = 256
+
+    /// Writes the dirty subtrees left of `key`'s path as early pages (F13a): the batch's
+    /// keys ascend, so it never returns to them, and a batch of scattered keys, which
+    /// changes most of a large tree, holds only its path and the last few hundred leaves
+    /// in memory instead of the whole tree until the commit.
+    private func spill(leftOf key: [UInt8]) throws {
+        guard let earlyPageWriter, case .dirty(var node) = root else { return }
+        var passed: [(parent: DirtyNode, index: Int)] = []
+        while !node.isLeaf {
+            let pathIndex = node.childIndex(for: key)
+            for index in 0..<pathIndex {
+                if case .dirty = node.children[index] { passed.append((node, index)) }
+            }
+            guard case .dirty(let next) = node.children[pathIndex] else { break }
+            node = next
+        }
+        guard !passed.isEmpty else { return }
+        let writer = try earlyPageWriter()
+        let offsets = try writer.writeSubtrees(passed.map { $0.parent.children[$0.index] })
+        for (place, offset) in zip(passed, offsets) { place.parent.children[place.index] = .page(offset) }
+        // In the file before anything in this transaction reads them.
+        try writer.flush()
     }
 
     /// Indices of `entries` in ascending key order, one per key (the last occurrence).

@@ -9,6 +9,9 @@ final class MutableTree {
     private(set) var isModified = false
     let reader: SnapshotReader
     private let space: SpaceAccounting
+    /// Where a batch writes the subtrees it has passed before the commit (nil: they wait
+    /// for the commit, as the catalog's few pages do).
+    var earlyPageWriter: (() throws -> LogWriter)?
 
     private var pageSize: Int { reader.pageSize }
 
@@ -207,7 +210,7 @@ final class MutableTree {
 
     private func releaseSubtree(_ reference: ChildReference) throws {
         let node = try reader.node(reference)
-        if case .page(let page) = node { space.freed += page.frameSize }
+        if case .page(let page) = node { space.supersede(page) }
         for index in 0..<node.count {
             if node.isLeaf {
                 release(node.value(at: index))
@@ -224,8 +227,8 @@ final class MutableTree {
         case .dirty(let node):
             return node
         case .page(let offset):
-            let page = try reader.page(at: offset)
-            space.freed += page.frameSize
+            let page = try reader.pageToCopy(at: offset)
+            space.supersede(page)
             return DirtyNode(page: page)
         }
     }
@@ -237,7 +240,14 @@ final class MutableTree {
     }
 }
 
-/// Bytes of frames a write transaction made unreachable, for the commit's live bytes.
+/// Bytes of frames a write transaction made unreachable, for the commit's live bytes, and
+/// the pages among them, which the commit takes out of the page cache.
 final class SpaceAccounting {
     var freed: UInt64 = 0
+    private(set) var supersededPages: [UInt64] = []
+
+    func supersede(_ page: PageNode) {
+        freed += page.frameSize
+        supersededPages.append(page.offset)
+    }
 }

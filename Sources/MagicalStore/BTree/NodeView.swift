@@ -23,13 +23,25 @@ struct SnapshotReader: Sendable {
     /// The write transaction's state: once it has ended without a commit, its early pages
     /// are gone (or another transaction's), and a cursor still holding them gets `closed`.
     var owner: TransactionState?
+    /// Whether pages read from the file go into the cache; compaction, which reads each
+    /// page once into a file that replaces this one, leaves the cache to the readers.
+    var cachesPages = true
 
     var pageSize: Int { file.pageSize }
 
     func page(at offset: UInt64) throws -> PageNode {
-        guard offset >= uncommittedFrom else { return try file.page(at: offset, snapshot: transaction) }
+        guard offset >= uncommittedFrom else {
+            return cachesPages
+                ? try file.page(at: offset, snapshot: transaction) : try file.pageToCopy(at: offset, snapshot: transaction)
+        }
         guard owner?.mayReadEarlyPages == true else { throw StoreError.closed }
         return try file.uncachedPage(at: offset, snapshot: transaction + 1)
+    }
+
+    /// A page a write transaction is about to copy and replace (not cached when missing).
+    func pageToCopy(at offset: UInt64) throws -> PageNode {
+        guard offset >= uncommittedFrom else { return try file.pageToCopy(at: offset, snapshot: transaction) }
+        return try page(at: offset)
     }
 
     func node(_ reference: ChildReference) throws -> NodeView {

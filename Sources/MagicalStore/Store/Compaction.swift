@@ -16,7 +16,8 @@ extension Store {
         guard !options.readOnly else { throw StoreError.readOnly }
         let transaction = try beginWrite()
         defer { transaction.rollback() }
-        let snapshot = transaction.reader
+        var snapshot = transaction.reader
+        snapshot.cachesPages = false
         let base = state.withLock { state -> CommitPoint in state.latest }
         let bytesBefore = try snapshot.file.file.size()
 

@@ -61,17 +61,20 @@ final class LogWriter {
     /// (F18), and returns the subtree's page offset. A large subtree's leaves are encoded and
     /// compressed on every core first, then appended in key order, then its branches.
     func writeSubtree(_ reference: ChildReference) throws -> UInt64 {
-        guard case .dirty(let root) = reference else {
-            if case .page(let offset) = reference { return offset }
-            return 0
-        }
+        try writeSubtrees([reference])[0]
+    }
+
+    /// Writes several dirty subtrees as ``writeSubtree(_:)`` does, their leaves encoded
+    /// together (a batch's passed subtrees are often single leaves, too few each for the
+    /// cores); returns each subtree's page offset, in order.
+    func writeSubtrees(_ references: [ChildReference]) throws -> [UInt64] {
         var leaves: [DirtyNode] = []
-        Self.collectDirtyLeaves(root, into: &leaves)
+        for case .dirty(let root) in references { Self.collectDirtyLeaves(root, into: &leaves) }
         var written: [ObjectIdentifier: UInt64] = [:]
         if leaves.count >= Self.parallelLeafThreshold {
             written = try writeLeavesInParallel(leaves)
         }
-        return try writeNode(.dirty(root), written: written)
+        return try references.map { try writeNode($0, written: written) }
     }
 
     private func writeNode(_ reference: ChildReference, written: [ObjectIdentifier: UInt64]) throws -> UInt64 {

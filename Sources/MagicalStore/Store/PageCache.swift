@@ -84,6 +84,24 @@ final class PageCache: Sendable {
         }
     }
 
+    /// Drops the pages at `offsets` that are cached: a commit replaced them, and only
+    /// snapshots taken before it, which read them from the file again, could still use them.
+    func remove(_ offsets: [UInt64]) {
+        guard !offsets.isEmpty else { return }
+        state.withLock { table in
+            for offset in offsets {
+                let first = table.firstSlot(of: offset)
+                for index in first..<first + Self.ways where table.slots[index].offset == offset {
+                    guard let page = table.slots[index].page else { break }
+                    table.bytes -= page.memoryCost
+                    table.occupied -= 1
+                    table.slots[index] = Slot()
+                    break
+                }
+            }
+        }
+    }
+
     func insert(_ page: PageNode) {
         state.withLock { table in
             if table.occupied * 4 >= table.slots.count * 3 && table.slots.count < maximumSlots {

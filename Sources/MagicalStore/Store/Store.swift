@@ -176,12 +176,13 @@ public final class Store: Sendable {
     }
 
     /// Makes a commit visible (called with the writer gate held).
-    func publish(_ commit: CommitPoint, synced: Bool, pages: [PageNode]) {
+    func publish(_ commit: CommitPoint, synced: Bool, pages: [PageNode], superseded: [UInt64]) {
         let file = state.withLock { state -> StoreFile? in
             state.latest = commit
             if synced { state.syncedThrough = commit.end }
             return state.file
         }
+        file?.cache.remove(superseded)
         for page in pages { file?.cache.insert(page) }
         let needsCheckpoint = state.withLock {
             commit.end - ($0.superblock.checkpointOffset) >= options.checkpointInterval

@@ -47,6 +47,18 @@ final class StoreFile: Sendable {
         return page
     }
 
+    /// The tree page at `offset` for one use, to copy: from the cache when it is there, else
+    /// read and not cached. A write transaction copies the pages its commit replaces, and
+    /// compaction each page once; caching them would fill the cache with pages no one reads
+    /// again (a large import evicted every useful page that way).
+    func pageToCopy(at offset: UInt64, snapshot: UInt64) throws -> PageNode {
+        if let cached = cache.page(at: offset) {
+            guard cached.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
+            return cached
+        }
+        return try uncachedPage(at: offset, snapshot: snapshot)
+    }
+
     /// The tree page at `offset`, read from the file and not cached.
     func uncachedPage(at offset: UInt64, snapshot: UInt64) throws -> PageNode {
         let (header, payload) = try readFrame(at: offset)

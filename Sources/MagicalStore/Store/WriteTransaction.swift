@@ -49,16 +49,26 @@ public final class WriteTransaction {
         let key = try Catalog.key(for: name)
         guard let value = try catalog.value(for: key) else { return nil }
         let entry = try Catalog.decode(try reader.bytes(of: value), name: key)
-        let tree = MutableTree(root: entry.root, count: Int(entry.count), reader: reader, space: space)
+        let tree = makeTree(root: entry.root, count: Int(entry.count))
         trees[name] = tree
         return TreeWriter(tree: tree, transaction: self)
+    }
+
+    /// A tree of this transaction whose batches may write passed pages early.
+    private func makeTree(root: UInt64, count: Int) -> MutableTree {
+        let tree = MutableTree(root: root, count: count, reader: reader, space: space)
+        tree.earlyPageWriter = { [weak self] in
+            guard let self else { throw StoreError.closed }
+            return try self.pageWriter()
+        }
+        return tree
     }
 
     /// Creates an empty tree; throws ``StoreError/treeExists(_:)`` when the name is taken.
     @discardableResult
     public func createTree(_ name: String) throws -> TreeWriter {
         guard try treeIfPresent(name) == nil else { throw StoreError.treeExists(name) }
-        let tree = MutableTree(root: 0, count: 0, reader: reader, space: space)
+        let tree = makeTree(root: 0, count: 0)
         tree.markModified()
         trees[name] = tree
         // Registered now so the name is taken; the entry gets its root at commit.
@@ -196,7 +206,7 @@ public final class WriteTransaction {
                 try file.file.sync()
             }
             let commit = CommitPoint(offset: offset, transaction: transactionID, record: record, end: offset + size)
-            store.publish(commit, synced: full, pages: writer.writtenPages)
+            store.publish(commit, synced: full, pages: writer.writtenPages, superseded: space.supersededPages)
         } catch {
             reader.owner?.discardEarlyPages()
             store.abandonCommit(truncatingTo: base.end, error: error, duringSync: syncing)
