@@ -80,6 +80,13 @@ import Testing
                 case 6..<8:
                     let existed = try tree.delete(key)
                     #expect(existed == (working.entries.removeValue(forKey: key) != nil))
+                case 8 where round % 2 == 0:
+                    // A batch of deletes, unsorted, with repeats and absent keys.
+                    let keys = (0..<Int.random(in: 0...80, using: &random)).map { _ in
+                        Self.randomKey(&random, keySpace: keySpace, pageSize: pageSize)
+                    }
+                    let present = Set(keys).filter { working.entries.removeValue(forKey: $0) != nil }
+                    #expect(try tree.deleteBatch(keys) == present.count)
                 default:
                     #expect(try tree.get(key) == working.entries[key])
                 }
@@ -127,6 +134,32 @@ import Testing
             try expectAllEntries(of: store.read().tree("tree"), equal: reference)
             #expect(try store.read().tree("tree").count == reference.entries.count)
         }
+        try store.close()
+        #expect(try StoreChecker(path: directory.file()).run().problems == [])
+    }
+
+    /// Deleting most of a large tree in a few batches, and then all of it: the tree stays
+    /// valid (merges included) and the commit's space accounting exact.
+    @Test(arguments: [512, 8192])
+    func deleteBatchesThinAndEmptyLargeTrees(pageSize: Int) throws {
+        var random = SeededGenerator(seed: 17)
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: pageSize))
+        var reference = Reference()
+        let count = 20_000 * testScale
+        for number in 0..<count { reference.entries[numberKey(number)] = Self.randomValue(&random, pageSize: pageSize) }
+        try store.write { try $0.createTree("tree").putBatch(reference.entries.map { ($0.key, $0.value) }) }
+        for _ in 0..<3 {
+            let keys = (0..<count / 2).map { _ in numberKey(Int.random(in: 0..<count + 100, using: &random)) }
+            let present = Set(keys).filter { reference.entries.removeValue(forKey: $0) != nil }
+            let removed = try store.write { try $0.tree("tree").deleteBatch(keys) }
+            #expect(removed == present.count)
+            try expectAllEntries(of: store.read().tree("tree"), equal: reference)
+            #expect(try store.read().tree("tree").count == reference.entries.count)
+        }
+        let rest = Array(reference.entries.keys)
+        #expect(try store.write { try $0.tree("tree").deleteBatch(rest + rest) } == rest.count)
+        #expect(try store.read().tree("tree").count == 0)
         try store.close()
         #expect(try StoreChecker(path: directory.file()).run().problems == [])
     }

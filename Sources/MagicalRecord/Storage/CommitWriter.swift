@@ -29,17 +29,21 @@ struct CommitWriter {
             failures += try write(byEntity[name] ?? [], inserted: changes.inserted, stored: stored)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
-        for removal in changes.removedTargets {
-            try removeTarget(removal)
-        }
+        try deleteRemovedTargets(changes.removedTargets)
     }
 
-    /// Deletes one member of an unordered to-many: its set is keyed by target.
-    private func removeTarget(_ removal: RemovedTarget) throws {
-        let entity = try writer(removal.owner.entityName).coder.entity
-        let relationship = entity.relationships[removal.position]
-        let tree = try transaction.tree(StoreLayout.relationshipTree(entity.name, relationship.name))
-        _ = try tree.delete(KeyEncoding.encode([.int(removal.owner.number), .int(removal.target.number)]))
+    /// Deletes members of unordered to-manys (each set is keyed by target), each
+    /// relationship's in one batch: an import moves thousands of objects between a few owners.
+    private func deleteRemovedTargets(_ removals: [RemovedTarget]) throws {
+        var keysByTree: [String: [[UInt8]]] = [:]
+        for removal in removals {
+            let entity = try writer(removal.owner.entityName).coder.entity
+            let tree = StoreLayout.relationshipTree(entity.name, entity.relationships[removal.position].name)
+            keysByTree[tree, default: []].append(KeyEncoding.encode([.int(removal.owner.number), .int(removal.target.number)]))
+        }
+        for (tree, keys) in keysByTree.sorted(by: { $0.key < $1.key }) {
+            try transaction.tree(tree).deleteBatch(keys)
+        }
     }
 
     /// The coder and trees of `entityName`, looked up once per commit: a large commit
@@ -89,11 +93,12 @@ struct CommitWriter {
         let limit = transaction.maximumKeyLength
         for index in writer.indexes {
             var entries: [(key: [UInt8], value: [UInt8])] = []
+            var removed: [[UInt8]] = []
             for (state, old) in zip(states, olds) {
                 let oldValue = old?.attributes[index.position]
                 let newValue = state.attributes[index.position]
                 guard oldValue != newValue else { continue }
-                if let oldValue { _ = try index.tree.delete(StoreLayout.indexKey(oldValue, state.id.number)) }
+                if let oldValue { removed.append(StoreLayout.indexKey(oldValue, state.id.number)) }
                 let key = StoreLayout.indexKey(newValue, state.id.number)
                 guard key.count <= limit else {
                     failures.append(ValidationFailure(object: state.id, reason: .tooLongToIndex(attribute: index.attribute, bytes: key.count, limit: limit)))
@@ -101,6 +106,7 @@ struct CommitWriter {
                 }
                 entries.append((key, []))
             }
+            try index.tree.deleteBatch(removed)
             added.append(entries)
         }
         failures += try duplicateKeys(writer, states, olds)

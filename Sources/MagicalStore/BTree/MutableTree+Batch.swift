@@ -69,6 +69,37 @@ extension MutableTree {
         try writer.flush()
     }
 
+    /// Removes many keys at once; returns how many were there. Keys go in ascending order
+    /// straight out of the leaf found for the previous one while they belong there and it
+    /// stays above the size that calls for a merge; the others take ``delete(_:)``'s path,
+    /// which rebalances, so the tree ends as valid as after one delete per key.
+    func deleteBatch(_ keys: [[UInt8]]) throws -> Int {
+        let ordered = keys.sorted { compareBytes($0, $1) < 0 }
+        var leaf: DirtyNode?
+        var upperBound: [UInt8]?
+        var removed = 0
+        var previous: [UInt8]?
+        for key in ordered {
+            if let previous, compareBytes(previous, key) == 0 { continue }
+            previous = key
+            if let current = leaf, upperBound.map({ compareBytes(key, $0) < 0 }) ?? true {
+                switch removeIfNoMerge(key, from: current) {
+                case nil: continue
+                case true?:
+                    removed += 1
+                    continue
+                case false?: break
+                }
+            }
+            // A key not there copies nothing, and leaves no leaf to continue in.
+            leaf = nil
+            guard try delete(key) else { continue }
+            removed += 1
+            if root != nil { (leaf, upperBound) = try dirtyLeaf(for: key) }
+        }
+        return removed
+    }
+
     /// Indices of `entries` in ascending key order, one per key (the last occurrence).
     private static func sortedKeepingLast(_ entries: [(key: [UInt8], value: [UInt8])]) -> [Int] {
         var isAscending = true

@@ -104,6 +104,19 @@ final class MutableTree {
         return true
     }
 
+    /// Removes `key` from `leaf` when the leaf stays at or above the size below which a
+    /// delete merges it (a quarter page); the caller has made sure `key` belongs in this
+    /// leaf. Returns nil when `key` is not there, false when removing it needs the full path.
+    func removeIfNoMerge(_ key: [UInt8], from leaf: DirtyNode) -> Bool? {
+        let (index, found) = leaf.search(key)
+        guard found else { return nil }
+        guard leaf.encodedSize - DirtyNode.leafEntrySize(key: key, value: leaf.values[index]) >= pageSize / 4 else { return false }
+        release(leaf.values[index])
+        leaf.removeEntry(at: index)
+        count -= 1
+        return true
+    }
+
     /// The leaf that holds `key`, copied if needed, and the smallest key beyond it (nil:
     /// none) so callers know which keys also belong there.
     func dirtyLeaf(for key: [UInt8]) throws -> (leaf: DirtyNode, upperBound: [UInt8]?) {
