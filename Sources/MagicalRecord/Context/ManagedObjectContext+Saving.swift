@@ -139,9 +139,12 @@ extension ManagedObjectContext {
     /// here take the committed state; deleted ones are marked deleted.
     func mergeCommitted(_ changes: ChangeSet) {
         withLock {
-            for state in changes.upserts {
-                guard let object = registeredObject(state.id), changedObjects[state.id] == nil else { continue }
-                object.state = merged(state, over: object.state)
+            // An import's batches merge into contexts that hold none of their objects.
+            guard !registersNothing else { return }
+            for index in changes.upserts.indices {
+                let id = changes.upserts[index].id
+                guard let object = registeredObject(id), changedObjects[id] == nil else { continue }
+                object.state = merged(changes.upserts[index], over: object.state)
             }
             for id in changes.deletes {
                 guard let object = registeredObject(id), changedObjects[id] == nil else { continue }

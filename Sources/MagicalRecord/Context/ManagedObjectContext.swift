@@ -101,6 +101,9 @@ public final class ManagedObjectContext: @unchecked Sendable {
     }
 
     /// The object registered for `id`, if any is alive.
+    /// Whether no object is registered (dead entries count until pruned).
+    var registersNothing: Bool { registered.isEmpty }
+
     func registeredObject(_ id: ObjectID) -> ManagedObject? {
         registered[id]?.object
     }

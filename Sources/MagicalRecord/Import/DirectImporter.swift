@@ -11,6 +11,8 @@ struct DirectImporter {
     /// Per relationship of `mapping`: how it is imported by key, or nil when only the
     /// object path can import a record that gives it a value.
     private let relationships: [ByKey?]
+    /// Those of `relationships` imported by key.
+    private let byKeys: [ByKey]
 
     /// A to-one relationship whose targets are found by their entity's indexed key, with
     /// an inverse (if any) that objects join and leave without the object path's checks.
@@ -33,6 +35,7 @@ struct DirectImporter {
         self.options = options
         self.mapping = mapping
         relationships = mapping.relationships.map { Self.byKey($0, model: context.model, mappings: mappings) }
+        byKeys = relationships.compactMap { $0 }
     }
 
     private static func isFoundByIndexedKey(_ entity: Entity) -> Bool {
@@ -117,7 +120,7 @@ struct DirectImporter {
                let value = try? Importer.convertKey(json, key, entity: mapping.entity.name, index: record.index) {
                 wanted[mapping.entity.name]?.0.insert(value)
             }
-            for byKey in relationships.compactMap({ $0 }) {
+            for byKey in byKeys {
                 guard case .found(let json, _) = object.value(at: byKey.mapping.keyPaths, nullAsAbsent: options.nullAsAbsent),
                       let value = try? Importer.convertKey(json, byKey.targetKey, entity: byKey.destination.name, index: record.index) else { continue }
                 wanted[byKey.destination.name, default: ([], byKey.targetKey)].0.insert(value)
@@ -161,7 +164,7 @@ struct DirectImporter {
                 }
             }
         }
-        for byKey in relationships.compactMap({ $0 }) {
+        for byKey in byKeys {
             guard case .found(let value, _) = object.value(at: byKey.mapping.keyPaths, nullAsAbsent: options.nullAsAbsent) else { continue }
             switch value {
             case .null: plan.targets.append((byKey, nil))
@@ -174,8 +177,9 @@ struct DirectImporter {
 
     private func apply(_ plan: RecordPlan, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
         let id = batch.object(of: mapping.entity, keyedBy: mapping.key?.attribute, key: plan.key, result: &result)
-        for (position, value) in plan.attributes {
-            batch.states[id]?.attributes[position] = value
+        if let index = batch.states.index(forKey: id) {
+            // One lookup for all of them, the state changed in place.
+            for (position, value) in plan.attributes { batch.states.values[index].attributes[position] = value }
         }
         for (byKey, key) in plan.targets {
             let target = key.map { batch.object(of: byKey.destination, keyedBy: byKey.targetKey.attribute, key: $0, result: &result) }
