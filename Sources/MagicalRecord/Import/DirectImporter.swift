@@ -16,12 +16,22 @@ struct DirectImporter {
 
     /// A to-one relationship whose targets are found by their entity's indexed key, with
     /// an inverse (if any) that objects join and leave without the object path's checks.
-    private struct ByKey {
+    private final class ByKey {
         let mapping: EntityImportMapping.RelationshipMapping
         let destination: Entity
         let targetKey: EntityImportMapping.AttributeMapping
         /// The position of the inverse to-many in `destination`'s relationships.
         let inverse: (position: Int, relationship: RelationshipDescription)?
+
+        init(
+            mapping: EntityImportMapping.RelationshipMapping, destination: Entity, targetKey: EntityImportMapping.AttributeMapping,
+            inverse: (position: Int, relationship: RelationshipDescription)?
+        ) {
+            self.mapping = mapping
+            self.destination = destination
+            self.targetKey = targetKey
+            self.inverse = inverse
+        }
     }
 
     /// Nil when no batch of `entity` can take this path: its class has import hooks, or

@@ -6,7 +6,9 @@ import Synchronization
 /// `mappedKeyName.1` ... `.9`, `relatedByAttribute`, `relationshipImportPolicy`,
 /// `useDefaultValueWhenNotPresent`.
 struct EntityImportMapping: Sendable {
-    struct AttributeMapping: Sendable {
+    /// Classes, not structs: the importer reads them for every record of a batch, and a
+    /// reference is one retain where a copy of the description would be dozens.
+    final class AttributeMapping: Sendable {
         let position: Int
         let attribute: AttributeDescription
         /// Key paths tried in order while the earlier ones are absent.
@@ -14,9 +16,17 @@ struct EntityImportMapping: Sendable {
         let useDefaultWhenAbsent: Bool
         /// Made once: it holds the compiled date format or the value transformer.
         let conversion: ImportConversion
+
+        init(position: Int, attribute: AttributeDescription, keyPaths: [KeyPath], useDefaultWhenAbsent: Bool, conversion: ImportConversion) {
+            self.position = position
+            self.attribute = attribute
+            self.keyPaths = keyPaths
+            self.useDefaultWhenAbsent = useDefaultWhenAbsent
+            self.conversion = conversion
+        }
     }
 
-    struct RelationshipMapping: Sendable {
+    final class RelationshipMapping: Sendable {
         let position: Int
         let relationship: RelationshipDescription
         let keyPaths: [KeyPath]
@@ -24,6 +34,14 @@ struct EntityImportMapping: Sendable {
         /// `relatedByAttribute`, else the destination's key; nil when there is none.
         let targetKey: AttributeDescription?
         let policy: ImportOptions.RelationshipPolicy
+
+        init(position: Int, relationship: RelationshipDescription, keyPaths: [KeyPath], targetKey: AttributeDescription?, policy: ImportOptions.RelationshipPolicy) {
+            self.position = position
+            self.relationship = relationship
+            self.keyPaths = keyPaths
+            self.targetKey = targetKey
+            self.policy = policy
+        }
     }
 
     /// A dotted JSON key path, split once.
