@@ -217,6 +217,9 @@ private struct DirectBatch {
     /// unchanged (not those it only left, like a person's previous department).
     var found: [ObjectID] = []
     private var foundIDs: Set<ObjectID> = []
+    /// Keys the look-up did not find in the store, by entity: the commit's uniqueness
+    /// check need not search for them again.
+    private var absentKeys: [String: Set<AttributeValue>] = [:]
 
     init(snapshot: StoreSnapshot, store: ObjectStore) {
         self.snapshot = snapshot
@@ -229,12 +232,14 @@ private struct DirectBatch {
             guard let position = store.model.entity(named: entityName)?.slot(ofAttribute: key.attribute.name) else { continue }
             var found: [AttributeValue: ObjectID] = [:]
             found.reserveCapacity(keys.count)
+            var absent = Set<AttributeValue>(minimumCapacity: keys.count)
             for value in keys.sorted(by: { AttributeValue.compare($0, $1) == .orderedAscending }) {
                 var numbers: [Int64] = []
                 try snapshot.scanIndex(entityName, key.attribute.name, .prefix(StoreLayout.indexPrefix(value))) { number in
                     numbers.append(number)
                     return true
                 }
+                if numbers.isEmpty { absent.insert(value) }
                 for number in numbers {
                     let id = ObjectID(entityName: entityName, number: number)
                     guard let state = try snapshot.state(of: id), found[state.attributes[position]] == nil else { continue }
@@ -243,6 +248,7 @@ private struct DirectBatch {
                 }
             }
             known[entityName] = found
+            absentKeys[entityName] = absent
         }
     }
 
@@ -307,7 +313,7 @@ private struct DirectBatch {
         changes.upserts.reserveCapacity(order.count)
         changes.inserted = inserted
         changes.removedTargets = Array(removals)
-        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: stored)
+        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: stored, absentKeys: absentKeys)
         for id in order {
             guard let state = states[id], inserted.contains(id) || state != stored[id] else { continue }
             changes.upserts.append(state)

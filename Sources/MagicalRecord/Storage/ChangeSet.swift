@@ -21,6 +21,9 @@ struct ChangeSet: Sendable {
 struct StoredStates: Sendable {
     let transactionID: UInt64
     let states: [ObjectID: ObjectState]
+    /// Keys looked up in each entity's key index as of that transaction and not found, by
+    /// entity name: the commit need not look for them again.
+    var absentKeys: [String: Set<AttributeValue>] = [:]
 }
 
 /// A member that leaves an unordered to-many relationship.

@@ -14,7 +14,7 @@ struct CommitWriter {
 
     func apply(_ changes: ChangeSet) throws {
         // Read states are good only if no commit came between the read and this one.
-        let stored = changes.storedBefore.flatMap { $0.transactionID + 1 == transaction.transactionID ? $0.states : nil }
+        let storedBefore = changes.storedBefore.flatMap { $0.transactionID + 1 == transaction.transactionID ? $0 : nil }
         for id in changes.deletes {
             try delete(id)
         }
@@ -26,7 +26,7 @@ struct CommitWriter {
         }
         var failures: [ValidationFailure] = []
         for name in entityOrder {
-            failures += try write(byEntity[name] ?? [], inserted: changes.inserted, stored: stored)
+            failures += try write(byEntity[name] ?? [], inserted: changes.inserted, storedBefore: storedBefore)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
         try deleteRemovedTargets(changes.removedTargets)
@@ -80,12 +80,12 @@ struct CommitWriter {
     /// caller abandons the transaction): a key must be unique in the state the save
     /// leaves, so every index entry that goes is removed before any key is checked, and
     /// two objects may swap keys or pass one on.
-    private func write(_ states: [ObjectState], inserted: Set<ObjectID>, stored: [ObjectID: ObjectState]?) throws -> [ValidationFailure] {
+    private func write(_ states: [ObjectState], inserted: Set<ObjectID>, storedBefore: StoredStates?) throws -> [ValidationFailure] {
         guard let first = states.first else { return [] }
         let writer = try writer(first.id.entityName)
         let olds = try states.map { (state) throws -> ObjectState? in
             guard !inserted.contains(state.id) else { return nil }
-            if let old = stored?[state.id] { return old }
+            if let old = storedBefore?.states[state.id] { return old }
             return try writer.records.get(StoreLayout.objectKey(state.id.number)).map { try writer.coder.decode($0, number: state.id.number) }
         }
         var added: [[(key: [UInt8], value: [UInt8])]] = []
@@ -109,7 +109,7 @@ struct CommitWriter {
             try index.tree.deleteBatch(removed)
             added.append(entries)
         }
-        failures += try duplicateKeys(writer, states, olds)
+        failures += try duplicateKeys(writer, states, olds, absent: storedBefore?.absentKeys[first.id.entityName] ?? [])
         guard failures.isEmpty else { return failures }
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)
@@ -145,8 +145,11 @@ struct CommitWriter {
     }
 
     /// One failure per object whose new key another object holds: one stored and keeping
-    /// its key, or one earlier in `states`. Checked after the save's old entries are gone.
-    private func duplicateKeys(_ writer: EntityWriter, _ states: [ObjectState], _ olds: [ObjectState?]) throws -> [ValidationFailure] {
+    /// its key, or one earlier in `states`. Checked after the save's old entries are gone;
+    /// the store is not searched for keys known to be `absent` from it.
+    private func duplicateKeys(
+        _ writer: EntityWriter, _ states: [ObjectState], _ olds: [ObjectState?], absent: Set<AttributeValue>
+    ) throws -> [ValidationFailure] {
         guard let keyIndex = writer.key else { return [] }
         var failures: [ValidationFailure] = []
         var claimed = Set<AttributeValue>(minimumCapacity: states.count)
@@ -154,7 +157,7 @@ struct CommitWriter {
             let value = state.attributes[keyIndex.position]
             guard !value.isNull, old?.attributes[keyIndex.position] != value else { continue }
             var taken = !claimed.insert(value).inserted
-            if !taken {
+            if !taken, !absent.contains(value) {
                 try keyIndex.tree.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
                     guard case .int(let number)? = try KeyEncoding.decode(key).last, number != state.id.number else { return true }
                     taken = true

@@ -55,6 +55,29 @@ import Testing
         try expectIndexesMatchRecords(stack)
     }
 
+    /// Keys a writer found absent are looked for again when another commit came between:
+    /// that commit may have taken them.
+    @Test func keysFoundAbsentBeforeAnotherCommitAreLookedForAgain() throws {
+        let stack = try FetchStack()
+        let snapshot = try stack.store.snapshot()
+        _ = try employee(7, "Taken meanwhile", in: stack.main)
+        try stack.main.saveToPersistentStore()
+
+        let entity = try #require(FetchModel.model.entity(named: "Employee"))
+        var state = ObjectState(id: ObjectID(entityName: "Employee", number: stack.store.allocateNumber()), entity: entity)
+        state.attributes[try #require(entity.slot(ofAttribute: "employeeID"))] = .integer(7)
+        var changes = ChangeSet()
+        changes.upserts = [state]
+        changes.inserted = [state.id]
+        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [:], absentKeys: ["Employee": [.integer(7)]])
+        let failure = fetchFailure { () throws(MagicalRecordError) in try stack.store.commit(changes) }
+        guard case .validation(let failures)? = failure, case .duplicateKey(attribute: "employeeID", value: .integer(7))? = failures.first?.reason else {
+            Issue.record("expected a duplicate key, got \(String(describing: failure))")
+            return
+        }
+        try expectIndexesMatchRecords(stack)
+    }
+
     /// Regression test (found by FuzzImport): an indexed value longer than an index key
     /// may be made the save fail with the engine's "key too large" instead of a validation
     /// failure naming the object and attribute.
