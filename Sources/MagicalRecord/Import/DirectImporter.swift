@@ -122,19 +122,26 @@ struct DirectImporter {
     /// Every key the batch names, by entity: its records' own and their targets'. What
     /// does not convert is left out here and reported when its record is planned.
     private func collectKeys(_ records: [ImportRecord]) -> [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] {
-        var wanted: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
-        if let key = mapping.key { wanted[mapping.entity.name] = (Set(minimumCapacity: records.count), key) }
+        // Collected apart and put together at the end: inserting through the dictionary
+        // copied its entry each time.
+        var ownKeys = Set<AttributeValue>(minimumCapacity: mapping.key == nil ? 0 : records.count)
+        var targetKeys = [Set<AttributeValue>](repeating: [], count: byKeys.count)
         for record in records {
             guard case .object(let object) = record.value else { continue }
             if let key = mapping.key, case .found(let json, _) = object.value(at: key.keyPaths, nullAsAbsent: true),
                let value = try? Importer.convertKey(json, key, entity: mapping.entity.name, index: record.index) {
-                wanted[mapping.entity.name]?.0.insert(value)
+                ownKeys.insert(value)
             }
-            for byKey in byKeys {
+            for (index, byKey) in byKeys.enumerated() {
                 guard case .found(let json, _) = object.value(at: byKey.mapping.keyPaths, nullAsAbsent: options.nullAsAbsent),
                       let value = try? Importer.convertKey(json, byKey.targetKey, entity: byKey.destination.name, index: record.index) else { continue }
-                wanted[byKey.destination.name, default: ([], byKey.targetKey)].0.insert(value)
+                targetKeys[index].insert(value)
             }
+        }
+        var wanted: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
+        if let key = mapping.key { wanted[mapping.entity.name] = (ownKeys, key) }
+        for (byKey, keys) in zip(byKeys, targetKeys) where !keys.isEmpty {
+            wanted[byKey.destination.name, default: ([], byKey.targetKey)].0.formUnion(keys)
         }
         return wanted
     }

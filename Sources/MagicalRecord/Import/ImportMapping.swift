@@ -47,8 +47,12 @@ struct EntityImportMapping: Sendable {
     /// A dotted JSON key path, split once.
     struct KeyPath: Sendable, CustomStringConvertible {
         let components: [String]
-        init(_ dotted: String) { components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init) }
-        var description: String { components.joined(separator: ".") }
+        /// As written: what an error names, kept so a lookup does not join the components.
+        let description: String
+        init(_ dotted: String) {
+            components = dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            description = dotted
+        }
     }
 
     let entity: Entity
@@ -119,6 +123,8 @@ extension JSONObject {
     }
 
     private func value(at path: EntityImportMapping.KeyPath) -> JSONValue? {
+        // Most key paths are one name.
+        if path.components.count == 1 { return self[path.components[0]] }
         var current: JSONValue = .object(self)
         for component in path.components {
             guard case .object(let object) = current, let next = object[component] else { return nil }
