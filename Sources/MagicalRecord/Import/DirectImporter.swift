@@ -240,18 +240,12 @@ private struct DirectBatch {
             var found: [AttributeValue: ObjectID] = [:]
             found.reserveCapacity(keys.count)
             var absent = Set<AttributeValue>(minimumCapacity: keys.count)
-            for value in keys.sorted(by: { AttributeValue.compare($0, $1) == .orderedAscending }) {
-                var numbers: [Int64] = []
-                try snapshot.scanIndex(entityName, key.attribute.name, .prefix(StoreLayout.indexPrefix(value))) { number in
-                    numbers.append(number)
-                    return true
-                }
-                if numbers.isEmpty { absent.insert(value) }
-                for number in numbers {
-                    let id = ObjectID(entityName: entityName, number: number)
-                    guard let state = try snapshot.state(of: id), found[state.attributes[position]] == nil else { continue }
-                    found[state.attributes[position]] = id
-                    stored[id] = state
+            let sorted = keys.sorted { AttributeValue.compare($0, $1) == .orderedAscending }
+            try snapshot.statesByIndexedValue(entityName, key.attribute.name, sorted) { value, states, isIndexed in
+                if !isIndexed { absent.insert(value) }
+                for state in states where found[state.attributes[position]] == nil {
+                    found[state.attributes[position]] = state.id
+                    stored[state.id] = state
                 }
             }
             known[entityName] = found

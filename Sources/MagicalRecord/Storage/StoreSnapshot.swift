@@ -67,6 +67,33 @@ struct StoreSnapshot: @unchecked Sendable {
         }
     }
 
+    /// For each of `values` in turn, the stored states of the objects of the concrete entity
+    /// `entityName` whose `attribute` equals it, through the index, and whether the index has
+    /// any entry for it: an import looks up a batch's keys with the two trees found once,
+    /// not once per key.
+    func statesByIndexedValue(
+        _ entityName: String, _ attribute: String, _ values: [AttributeValue],
+        _ body: (_ value: AttributeValue, _ states: [ObjectState], _ isIndexed: Bool) throws -> Void
+    ) throws(MagicalRecordError) {
+        let coder = try store.coder(for: entityName)
+        try withStoreErrors {
+            let index = try transaction.tree(StoreLayout.indexTree(entityName, attribute))
+            let records = try transaction.tree(StoreLayout.objectTree(entityName))
+            var states: [ObjectState] = []
+            for value in values {
+                states.removeAll(keepingCapacity: true)
+                var isIndexed = false
+                try index.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
+                    isIndexed = true
+                    let number = try Self.number(fromIndexKey: key, entityName, attribute)
+                    if let bytes = try records.get(StoreLayout.objectKey(number)) { states.append(try coder.decode(bytes, number: number)) }
+                    return true
+                }
+                try body(value, states, isIndexed)
+            }
+        }
+    }
+
     /// The smallest object number whose `attribute` equals `value` in the index of the
     /// concrete entity `entityName` (the first entry under the value's prefix), or nil.
     func firstIndexed(_ entityName: String, _ attribute: String, equalTo value: AttributeValue) throws(MagicalRecordError) -> Int64? {
