@@ -100,10 +100,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
         return try body()
     }
 
-    /// The object registered for `id`, if any is alive.
     /// Whether no object is registered (dead entries count until pruned).
     var registersNothing: Bool { registered.isEmpty }
 
+    /// The object registered for `id`, if any is alive.
     func registeredObject(_ id: ObjectID) -> ManagedObject? {
         registered[id]?.object
     }
