@@ -43,7 +43,7 @@ extension FetchExecutor {
         try view.snapshot.scanRecords(name) { number, record in
             do throws(MagicalRecordError) {
                 if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
-                if let filter { guard try filter.matches(record, number: number) else { return true } }
+                if try filter?.matches(record, number: number) == false { return true }
                 if try skipping(number, record) { return true }
                 try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
                 try body(number, attributes)

@@ -204,10 +204,12 @@ final class FetchExecutor {
     ) throws(MagicalRecordError) {
         let filter = try compiled.map { compiled throws(MagicalRecordError) in try recordFilter(compiled, coder) }
         var failure: MagicalRecordError?
+        // Read once: per record it cost a retain and release of the view's tables.
+        let hasOverlays = view.hasOverlays
         try view.snapshot.scanRecords(name) { number, record in
             do throws(MagicalRecordError) {
-                if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
-                if let filter { guard try filter.matches(record, number: number) else { return true } }
+                if hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
+                if try filter?.matches(record, number: number) == false { return true }
                 try body(materialising ? try coder.decode(record, number: number, attributes: mask) : nil)
                 return true
             } catch {
