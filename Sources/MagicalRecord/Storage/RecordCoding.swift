@@ -4,7 +4,7 @@ import MagicalStore
 /// The bytes of one object's record (Spec/OBJECT-STORE.md, "Records"): its attributes and
 /// to-one references, each under its slot number. A slot the record lacks reads as the
 /// attribute's default, so adding an attribute rewrites nothing.
-struct RecordCoder: Sendable {
+final class RecordCoder: Sendable {
     let entity: Entity
     let entityCode: Int
     /// Slot numbers by attribute position, and by relationship position (to-one only).
