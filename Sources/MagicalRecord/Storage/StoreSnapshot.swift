@@ -2,9 +2,17 @@ import MagicalStore
 
 /// One committed state of an object store, read through the engine's snapshot: what
 /// fetches and faults see. Later commits do not change it.
-struct StoreSnapshot: @unchecked Sendable {
+///
+/// A class: fetches and point gets pass it around, and a copy of the engine's read
+/// transaction is a retain per reference it holds.
+final class StoreSnapshot: @unchecked Sendable {
     let store: ObjectStore
     let transaction: ReadTransaction
+
+    init(store: ObjectStore, transaction: ReadTransaction) {
+        self.store = store
+        self.transaction = transaction
+    }
 
     /// The stored state of `id`, or nil when no such object is stored.
     func state(of id: ObjectID) throws(MagicalRecordError) -> ObjectState? {
