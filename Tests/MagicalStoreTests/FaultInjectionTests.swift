@@ -19,7 +19,8 @@ import Testing
 
     /// Creates a store and makes a few commits (puts, deletes, overflow values, a bulk load
     /// whose pages reach the file before its commit, one rolled back after its pages did, a
-    /// compaction), stopping at the first error. The seed picks the keys and values.
+    /// compaction, a batch that writes pages it has passed before its commit), stopping at
+    /// the first error. The seed picks the keys and values.
     static func workload(on fileSystem: any StorageFileSystem, seed: UInt64 = 17) -> Outcome {
         var outcome = Outcome()
         var random = SeededGenerator(seed: seed)
@@ -49,6 +50,13 @@ import Testing
                         try loader.finish()
                     }
                     let tree = try transaction.openTree("tree")
+                    if round == 4 {
+                        // Scattered keys over hundreds of leaves: the batch writes the
+                        // subtrees it has passed before the commit (early pages).
+                        let batch = (0..<6_000).map { _ in (numberKey(Int.random(in: 100..<100_000, using: &random)), random.bytes(count: 20)) }
+                        try tree.putBatch(batch)
+                        for (key, value) in batch { entries[key] = value }
+                    }
                     for _ in 0..<25 {
                         let key = numberKey(Int.random(in: 0..<60, using: &random))
                         if Int.random(in: 0..<4, using: &random) == 0 {
