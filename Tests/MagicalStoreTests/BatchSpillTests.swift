@@ -102,6 +102,68 @@ import Testing
         #expect(try StoreChecker(path: directory.file()).run().problems == [])
     }
 
+    @Test func aTransactionWhoseEarlyPagesFailedCanOnlyRollBack() throws {
+        var random = SeededGenerator(seed: 10)
+        let faulty = FaultInjectingFileSystem(base: MemoryFileSystem())
+        let options = StoreOptions(durability: .none, pageSize: Self.pageSize, fileSystem: faulty)
+        let path = "/store/test.store"
+        let store = try Store(path: path, options: options)
+        var reference: [[UInt8]: [UInt8]] = [:]
+        for number in stride(from: 0, to: 20_000, by: 2) { reference[numberKey(number)] = random.bytes(count: 30) }
+        try store.write { try $0.createTree("tree").putBatch(reference.map { ($0.key, $0.value) }) }
+
+        // The first write after this is the batch's first early page.
+        faulty.inject(InjectedFault(kinds: [.write], atOperation: 1, errno: EIO))
+        let transaction = try store.beginWrite()
+        let batch = Self.scatteredBatch(count: 6_000, random: &random)
+        var batchError: StoreError?
+        do {
+            try transaction.tree("tree").putBatch(batch)
+        } catch {
+            batchError = error as? StoreError
+        }
+        guard let batchError, case .io(_, _, EIO) = batchError else {
+            Issue.record("expected the batch to fail with EIO, got \(String(describing: batchError))")
+            return
+        }
+        // The commit ends the transaction with the batch's error, writing nothing.
+        #expect(throws: batchError) { try transaction.commit() }
+        #expect(throws: StoreError.closed) { try transaction.tree("tree") }
+
+        #expect(try allEntries(store.read().tree("tree")) == reference)
+        try store.write { try $0.tree("tree").putBatch(batch) }
+        for (key, value) in batch { reference[key] = value }
+        #expect(try allEntries(store.read().tree("tree")) == reference)
+        try store.close()
+        #expect(try StoreChecker(path: path, fileSystem: faulty).run().problems == [])
+    }
+
+    /// The same for a batch of deletes stopped by a failed read: part of it is applied, so
+    /// the commit refuses it.
+    @Test func aDeleteBatchStoppedPartWayCanOnlyRollBack() throws {
+        var random = SeededGenerator(seed: 11)
+        let faulty = FaultInjectingFileSystem(base: MemoryFileSystem())
+        let options = StoreOptions(durability: .none, pageSize: Self.pageSize, cacheBytes: 0, fileSystem: faulty)
+        let path = "/store/test.store"
+        var reference: [[UInt8]: [UInt8]] = [:]
+        for number in 0..<10_000 { reference[numberKey(number)] = random.bytes(count: 30) }
+        let creating = try Store(path: path, options: options)
+        try creating.write { try $0.createTree("tree").putBatch(reference.map { ($0.key, $0.value) }) }
+        try creating.close()
+        // Reopened, so the batch reads its pages from the file.
+        let store = try Store(path: path, options: options)
+
+        faulty.inject(InjectedFault(kinds: [.read], atOperation: 40, errno: EIO))
+        let transaction = try store.beginWrite()
+        let keys = Array(reference.keys.shuffled(using: &random).prefix(5_000))
+        #expect(throws: StoreError.self) { try transaction.tree("tree").deleteBatch(keys) }
+        #expect(throws: StoreError.self) { try transaction.commit() }
+
+        #expect(try allEntries(store.read().tree("tree")) == reference)
+        try store.close()
+        #expect(try StoreChecker(path: path, fileSystem: faulty).run().problems == [])
+    }
+
     private func expectStore(at directory: TemporaryDirectory, closing store: Store, equals reference: [[UInt8]: [UInt8]]) throws {
         #expect(try allEntries(store.read().tree("tree")) == reference)
         try store.close()

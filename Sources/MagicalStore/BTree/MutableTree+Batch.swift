@@ -10,6 +10,21 @@ extension MutableTree {
         for entry in entries { try Self.validate(key: entry.key, value: entry.value, pageSize: reader.pageSize) }
         let ordered = Self.sortedKeepingLast(entries)
         guard !ordered.isEmpty else { return }
+        try applyingWhole { try put(ordered, of: entries) }
+    }
+
+    /// Runs a batch's changes; an error part way leaves the tree marked (``interruption``).
+    private func applyingWhole(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            interruption = interruption ?? error
+            throw error
+        }
+    }
+
+    /// `entries` at the indices `ordered` (ascending keys, one per key) put in.
+    private func put(_ ordered: [Int], of entries: [(key: [UInt8], value: [UInt8])]) throws {
         markModified()
         let inlineLimit = FileFormat.inlineEntryLimit(pageSize: reader.pageSize)
         func leafValue(_ index: Int) -> LeafValue {
@@ -46,7 +61,7 @@ extension MutableTree {
     /// encode on every core at once.
     static let leavesPerSpill = 256
 
-    /// Writes the dirty subtrees left of `key`'s path as early pages (F13a): the batch's
+    /// Writes the dirty subtrees left of `key`'s path as early pages (Spec F20): the batch's
     /// keys ascend, so it never returns to them, and a batch of scattered keys, which
     /// changes most of a large tree, holds only its path and the last few hundred leaves
     /// in memory instead of the whole tree until the commit.
@@ -74,7 +89,13 @@ extension MutableTree {
     /// stays above the size that calls for a merge; the others take ``delete(_:)``'s path,
     /// which rebalances, so the tree ends as valid as after one delete per key.
     func deleteBatch(_ keys: [[UInt8]]) throws -> Int {
-        let ordered = keys.sorted { compareBytes($0, $1) < 0 }
+        var removed = 0
+        try applyingWhole { removed = try delete(keys.sorted { compareBytes($0, $1) < 0 }) }
+        return removed
+    }
+
+    /// Removes `ordered` (ascending keys); returns how many were there.
+    private func delete(_ ordered: [[UInt8]]) throws -> Int {
         var leaf: DirtyNode?
         var upperBound: [UInt8]?
         var removed = 0

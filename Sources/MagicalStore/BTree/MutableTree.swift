@@ -12,6 +12,10 @@ final class MutableTree {
     /// Where a batch writes the subtrees it has passed before the commit (nil: they wait
     /// for the commit, as the catalog's few pages do).
     var earlyPageWriter: (() throws -> LogWriter)?
+    /// The error that stopped a batch part way, if one did: the batch is partly applied (and
+    /// early pages may have reached the log that nothing accounts for), so the transaction
+    /// can only be rolled back.
+    var interruption: (any Error)?
 
     private var pageSize: Int { reader.pageSize }
 

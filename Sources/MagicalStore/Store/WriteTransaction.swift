@@ -159,9 +159,14 @@ public final class WriteTransaction {
 
     /// Writes the transaction's pages and its commit frame; with `full` durability, returns
     /// once they are synced. On failure nothing of it becomes visible, and the transaction
-    /// has ended either way.
+    /// has ended either way. A transaction in which a batch stopped part way (an I/O error
+    /// reading or writing its pages) is rolled back here, with that batch's error.
     public func commit() throws {
         try ensureActive()
+        if let failure = trees.values.lazy.compactMap(\.interruption).first {
+            endWithoutCommit()
+            throw failure
+        }
         isActive = false
         defer { store.endWrite() }
         guard catalog.isModified || trees.values.contains(where: \.isModified) else { return }
