@@ -5,8 +5,10 @@ import Testing
 /// and evicts the least recently used page of a full set.
 @Suite struct PageCacheTests {
     func page(at offset: UInt64) throws -> PageNode {
+        var entries = LeafEntries()
+        entries.append(numberKey(Int(offset)), .inline([1]))
         var payload: [UInt8] = []
-        PageEncoder.leaf(keys: [numberKey(Int(offset))], values: [.inline([1])], into: &payload)
+        entries.encode(into: &payload)
         return try PageNode(offset: offset, frameSize: 64, transaction: 1, isLeaf: true, payload: payload)
     }
 
@@ -39,8 +41,10 @@ import Testing
         var largest = 0
         for _ in 0..<3000 {
             let entries = Int.random(in: 1...120, using: &random)
+            var leaf = LeafEntries()
+            for key in (0..<entries).map(numberKey) { leaf.append(key, .inline([7, 7])) }
             var payload: [UInt8] = []
-            PageEncoder.leaf(keys: (0..<entries).map(numberKey), values: Array(repeating: .inline([7, 7]), count: entries), into: &payload)
+            leaf.encode(into: &payload)
             let page = try PageNode(offset: offset, frameSize: 64, transaction: 1, isLeaf: true, payload: payload)
             largest = max(largest, page.memoryCost)
             cache.insert(page)

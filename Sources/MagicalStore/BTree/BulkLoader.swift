@@ -35,11 +35,11 @@ struct BulkLoader {
         lastKey = key
         count += 1
         if let open = levels[0].open,
-           open.node.encodedSize + DirtyNode.leafEntrySize(key: key, value: value) > pageSize {
+           open.node.encodedSize + LeafEntries.pageBytes(key: key, value: value) > pageSize {
             try startNewNode(at: 0)
         }
-        if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(isLeaf: true), firstKey: key) }
-        levels[0].open!.node.appendEntry(key, value)
+        if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(leaf: LeafEntries()), firstKey: key) }
+        levels[0].open!.node.entries.append(key, value)
     }
 
     /// Finishes every level; returns the root, or nil when nothing was added.
@@ -81,7 +81,7 @@ struct BulkLoader {
         if let open = levels[level + 1].open {
             open.node.insertChild(reference, separator: levelNode.firstKey, after: open.node.count - 1)
         } else {
-            levels[level + 1].open = LevelNode(node: DirtyNode(isLeaf: false, children: [reference]), firstKey: levelNode.firstKey)
+            levels[level + 1].open = LevelNode(node: DirtyNode(separators: [], children: [reference]), firstKey: levelNode.firstKey)
         }
     }
 

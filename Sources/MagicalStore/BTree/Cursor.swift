@@ -40,8 +40,7 @@ public struct Cursor {
         case .page(let page):
             return try page.withEntry(at: leaf.index, overflow: { try reader.bytes(of: $0) }, body)
         case .dirty(let node):
-            let value = try reader.bytes(of: node.values[leaf.index])
-            return try node.keys[leaf.index].withUnsafeBytes { key in try value.withUnsafeBytes { try body(key, $0) } }
+            return try node.entries.withEntry(at: leaf.index, overflow: { try reader.bytes(of: $0) }, body)
         }
     }
 

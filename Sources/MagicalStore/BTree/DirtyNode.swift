@@ -29,106 +29,62 @@ enum ChildReference {
     case dirty(DirtyNode)
 }
 
-/// A tree node being changed by a write transaction: decoded into arrays, mutable, and
-/// written as a new page at commit (copy-on-write, F13). Never shared between threads.
+/// A tree node being changed by a write transaction: mutable, and written as a new page at
+/// commit (copy-on-write, F13). Never shared between threads.
 final class DirtyNode {
     let isLeaf: Bool
-    /// Leaf: entry keys. Branch: separator keys (one fewer than children).
-    var keys: [[UInt8]]
-    var values: [LeafValue]
+    /// Leaf only: the entries, as page bytes.
+    var entries: LeafEntries
+    /// Branch only: separator keys (one fewer than children), and the children.
+    private(set) var separators: [[UInt8]]
     var children: [ChildReference]
-    /// The payload size this node encodes to; kept current by every mutation.
-    private(set) var encodedSize: Int
+    /// A branch's payload size, kept current by every change.
+    private var branchSize: Int
 
-    init(isLeaf: Bool, keys: [[UInt8]] = [], values: [LeafValue] = [], children: [ChildReference] = []) {
+    private init(isLeaf: Bool, entries: LeafEntries, separators: [[UInt8]], children: [ChildReference]) {
         self.isLeaf = isLeaf
-        self.keys = keys
-        self.values = values
+        self.entries = entries
+        self.separators = separators
         self.children = children
-        encodedSize = 0
-        recomputeSize()
+        branchSize = 2 + 8 * children.count
+        for separator in separators { branchSize += Self.separatorSize(separator) }
+    }
+
+    convenience init(leaf entries: LeafEntries = LeafEntries()) {
+        self.init(isLeaf: true, entries: entries, separators: [], children: [])
+    }
+
+    convenience init(separators: [[UInt8]], children: [ChildReference]) {
+        self.init(isLeaf: false, entries: LeafEntries(), separators: separators, children: children)
     }
 
     /// A mutable copy of a page.
     convenience init(page: PageNode) {
-        let keys = (0..<page.entries.count).map { page.key(at: $0) }
         if page.isLeaf {
-            self.init(isLeaf: true, keys: keys, values: (0..<page.entries.count).map { page.value(at: $0) })
+            self.init(leaf: LeafEntries(page: page))
         } else {
-            self.init(isLeaf: false, keys: keys, children: page.children.map { .page($0) })
+            self.init(separators: (0..<page.entries.count).map { page.key(at: $0) }, children: page.children.map { .page($0) })
         }
     }
 
-    var count: Int { isLeaf ? keys.count : children.count }
+    var count: Int { isLeaf ? entries.count : children.count }
 
-    private func recomputeSize() {
-        if isLeaf {
-            encodedSize = 2
-            for index in keys.indices {
-                encodedSize += Self.leafEntrySize(key: keys[index], value: values[index])
-            }
-        } else {
-            encodedSize = 2 + 8 * children.count
-            for key in keys { encodedSize += Self.separatorSize(key) }
-        }
-    }
-
-    static func leafEntrySize(key: [UInt8], value: LeafValue) -> Int {
-        2 + varintSize(key.count) + key.count + 1 + value.encodedSize
-    }
+    /// The payload size this node encodes to.
+    var encodedSize: Int { isLeaf ? entries.encodedSize : branchSize }
 
     static func separatorSize(_ key: [UInt8]) -> Int {
         2 + varintSize(key.count) + key.count
     }
 
-    // MARK: Searching
-
-    /// The first index whose key is >= `key`, and whether it is equal.
-    func search(_ key: [UInt8]) -> (index: Int, found: Bool) {
-        var low = 0
-        var high = keys.count
-        while low < high {
-            let middle = (low + high) / 2
-            if compareBytes(keys[middle], key) < 0 { low = middle + 1 } else { high = middle }
-        }
-        return (low, low < keys.count && compareBytes(keys[low], key) == 0)
-    }
-
     /// The child of a branch that holds `key` (F16).
     func childIndex(for key: [UInt8]) -> Int {
         var low = 0
-        var high = keys.count
+        var high = separators.count
         while low < high {
             let middle = (low + high) / 2
-            if compareBytes(keys[middle], key) <= 0 { low = middle + 1 } else { high = middle }
+            if compareBytes(separators[middle], key) <= 0 { low = middle + 1 } else { high = middle }
         }
         return low
-    }
-
-    // MARK: Leaf mutation
-
-    func insertEntry(_ key: [UInt8], _ value: LeafValue, at index: Int) {
-        keys.insert(key, at: index)
-        values.insert(value, at: index)
-        encodedSize += Self.leafEntrySize(key: key, value: value)
-    }
-
-    /// Adds an entry after the last one (bulk loading: cheaper than inserting at the end).
-    func appendEntry(_ key: [UInt8], _ value: LeafValue) {
-        keys.append(key)
-        values.append(value)
-        encodedSize += Self.leafEntrySize(key: key, value: value)
-    }
-
-    func replaceValue(at index: Int, with value: LeafValue) {
-        encodedSize += value.encodedSize - values[index].encodedSize
-        values[index] = value
-    }
-
-    func removeEntry(at index: Int) {
-        encodedSize -= Self.leafEntrySize(key: keys[index], value: values[index])
-        keys.remove(at: index)
-        values.remove(at: index)
     }
 
     // MARK: Branch mutation
@@ -136,43 +92,36 @@ final class DirtyNode {
     /// Inserts `child` to the right of child `index`, with `separator` between them.
     func insertChild(_ child: ChildReference, separator: [UInt8], after index: Int) {
         children.insert(child, at: index + 1)
-        keys.insert(separator, at: index)
-        encodedSize += 8 + Self.separatorSize(separator)
-    }
-
-    func replaceSeparator(at index: Int, with separator: [UInt8]) {
-        encodedSize += Self.separatorSize(separator) - Self.separatorSize(keys[index])
-        keys[index] = separator
+        separators.insert(separator, at: index)
+        branchSize += 8 + Self.separatorSize(separator)
     }
 
     /// Removes child `index` and the separator that bounded it.
     func removeChild(at index: Int) {
         let separatorIndex = index == 0 ? 0 : index - 1
         children.remove(at: index)
-        if !keys.isEmpty {
-            encodedSize -= Self.separatorSize(keys[separatorIndex])
-            keys.remove(at: separatorIndex)
+        if !separators.isEmpty {
+            branchSize -= Self.separatorSize(separators[separatorIndex])
+            separators.remove(at: separatorIndex)
         }
-        encodedSize -= 8
+        branchSize -= 8
     }
 
     // MARK: Splitting and merging
 
-    /// Moves the entries from `index` on into a new right sibling; for a branch, the key at
-    /// `index` moves up and is returned as the separator.
+    /// Moves the entries from `index` on into a new right sibling; returns it with the
+    /// separator between them (a branch's key at `index`, which moves up).
     func split(at index: Int) -> (separator: [UInt8], right: DirtyNode) {
         if isLeaf {
-            let right = DirtyNode(isLeaf: true, keys: Array(keys[index...]), values: Array(values[index...]))
-            keys.removeSubrange(index...)
-            values.removeSubrange(index...)
-            recomputeSize()
-            return (right.keys[0], right)
+            let right = DirtyNode(leaf: entries.split(at: index))
+            return (right.entries.key(at: 0), right)
         }
-        let separator = keys[index]
-        let right = DirtyNode(isLeaf: false, keys: Array(keys[(index + 1)...]), children: Array(children[(index + 1)...]))
-        keys.removeSubrange(index...)
+        let separator = separators[index]
+        let right = DirtyNode(separators: Array(separators[(index + 1)...]), children: Array(children[(index + 1)...]))
+        separators.removeSubrange(index...)
         children.removeSubrange((index + 1)...)
-        recomputeSize()
+        branchSize = 2 + 8 * children.count
+        for separator in separators { branchSize += Self.separatorSize(separator) }
         return (separator, right)
     }
 
@@ -180,14 +129,12 @@ final class DirtyNode {
     /// last insert went there, so ascending loads leave full pages behind (section 4.3).
     func splitIndex(appending: Bool) -> Int {
         // Both halves keep at least one entry (leaf) or two children (branch).
-        let maximum = isLeaf ? keys.count - 1 : keys.count - 2
+        let maximum = isLeaf ? entries.count - 1 : separators.count - 2
         if appending { return maximum }
         var accumulated = isLeaf ? 2 : 2 + 8
         let half = encodedSize / 2
-        for index in keys.indices {
-            accumulated += isLeaf
-                ? Self.leafEntrySize(key: keys[index], value: values[index])
-                : Self.separatorSize(keys[index]) + 8
+        for index in 0..<(isLeaf ? entries.count : separators.count) {
+            accumulated += isLeaf ? entries.pageBytes(at: index) : Self.separatorSize(separators[index]) + 8
             if accumulated >= half { return min(max(index, 1), maximum) }
         }
         return maximum
@@ -196,13 +143,11 @@ final class DirtyNode {
     /// Appends `right`'s contents; for branches, `separator` is the key between them.
     func absorb(_ right: DirtyNode, separator: [UInt8]) {
         if isLeaf {
-            keys.append(contentsOf: right.keys)
-            values.append(contentsOf: right.values)
+            entries.absorb(right.entries)
         } else {
-            keys.append(separator)
-            keys.append(contentsOf: right.keys)
-            children.append(contentsOf: right.children)
+            for (index, child) in right.children.enumerated() {
+                insertChild(child, separator: index == 0 ? separator : right.separators[index - 1], after: children.count - 1)
+            }
         }
-        recomputeSize()
     }
 }

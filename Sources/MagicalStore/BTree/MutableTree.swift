@@ -50,14 +50,16 @@ final class MutableTree {
     func put(_ key: [UInt8], _ value: LeafValue) throws {
         isModified = true
         guard let root else {
-            self.root = .dirty(DirtyNode(isLeaf: true, keys: [key], values: [value]))
+            var entries = LeafEntries()
+            entries.append(key, value)
+            self.root = .dirty(DirtyNode(leaf: entries))
             count = 1
             return
         }
         let node = try makeDirty(root)
         self.root = .dirty(node)
         if let (separator, right) = try insert(key, value, into: node) {
-            self.root = .dirty(DirtyNode(isLeaf: false, keys: [separator], children: [.dirty(node), .dirty(right)]))
+            self.root = .dirty(DirtyNode(separators: [separator], children: [.dirty(node), .dirty(right)]))
         }
     }
 
@@ -72,12 +74,12 @@ final class MutableTree {
     /// Inserts into the subtree of `node`; returns the new right sibling when `node` split.
     private func insert(_ key: [UInt8], _ value: LeafValue, into node: DirtyNode) throws -> (separator: [UInt8], right: DirtyNode)? {
         if node.isLeaf {
-            let (index, found) = node.search(key)
+            let (index, found) = node.entries.search(key)
             if found {
-                release(node.values[index])
-                node.replaceValue(at: index, with: value)
+                release(node.entries, at: index)
+                node.entries.replaceValue(at: index, with: value)
             } else {
-                node.insertEntry(key, value, at: index)
+                node.entries.insert(key, value, at: index)
                 count += 1
             }
             guard node.encodedSize > pageSize else { return nil }
@@ -95,14 +97,14 @@ final class MutableTree {
     /// Inserts or replaces `key` in `leaf` when the leaf stays within a page; the caller
     /// has made sure `key` belongs in this leaf.
     func insertIfFits(_ key: [UInt8], _ value: LeafValue, into leaf: DirtyNode) throws -> Bool {
-        let (index, found) = leaf.search(key)
+        let (index, found) = leaf.entries.search(key)
         if found {
-            guard leaf.encodedSize - leaf.values[index].encodedSize + value.encodedSize <= pageSize else { return false }
-            release(leaf.values[index])
-            leaf.replaceValue(at: index, with: value)
+            guard leaf.encodedSize - leaf.entries.pageBytes(at: index) + LeafEntries.pageBytes(key: key, value: value) <= pageSize else { return false }
+            release(leaf.entries, at: index)
+            leaf.entries.replaceValue(at: index, with: value)
         } else {
-            guard leaf.encodedSize + DirtyNode.leafEntrySize(key: key, value: value) <= pageSize else { return false }
-            leaf.insertEntry(key, value, at: index)
+            guard leaf.encodedSize + LeafEntries.pageBytes(key: key, value: value) <= pageSize else { return false }
+            leaf.entries.insert(key, value, at: index)
             count += 1
         }
         return true
@@ -112,11 +114,11 @@ final class MutableTree {
     /// delete merges it (a quarter page); the caller has made sure `key` belongs in this
     /// leaf. Returns nil when `key` is not there, false when removing it needs the full path.
     func removeIfNoMerge(_ key: [UInt8], from leaf: DirtyNode) -> Bool? {
-        let (index, found) = leaf.search(key)
+        let (index, found) = leaf.entries.search(key)
         guard found else { return nil }
-        guard leaf.encodedSize - DirtyNode.leafEntrySize(key: key, value: leaf.values[index]) >= pageSize / 4 else { return false }
-        release(leaf.values[index])
-        leaf.removeEntry(at: index)
+        guard leaf.encodedSize - leaf.entries.pageBytes(at: index) >= pageSize / 4 else { return false }
+        release(leaf.entries, at: index)
+        leaf.entries.remove(at: index)
         count -= 1
         return true
     }
@@ -130,7 +132,7 @@ final class MutableTree {
         var upperBound: [UInt8]?
         while !node.isLeaf {
             let index = node.childIndex(for: key)
-            if index < node.keys.count { upperBound = node.keys[index] }
+            if index < node.separators.count { upperBound = node.separators[index] }
             let child = try makeDirty(node.children[index])
             node.children[index] = .dirty(child)
             node = child
@@ -173,10 +175,10 @@ final class MutableTree {
 
     private func delete(_ key: [UInt8], from node: DirtyNode) throws {
         if node.isLeaf {
-            let (index, found) = node.search(key)
+            let (index, found) = node.entries.search(key)
             guard found else { return }
-            release(node.values[index])
-            node.removeEntry(at: index)
+            release(node.entries, at: index)
+            node.entries.remove(at: index)
             count -= 1
             return
         }
@@ -199,7 +201,7 @@ final class MutableTree {
         let isLoneChildBranch = !child.isLeaf && child.count == 1
         guard child.encodedSize < pageSize / 4 || isLoneChildBranch, parent.count > 1 else { return }
         let leftIndex = index > 0 ? index - 1 : index
-        let separator = parent.keys[leftIndex]
+        let separator = parent.separators[leftIndex]
         let leftSize = try reader.node(parent.children[leftIndex]).encodedSize
         let rightSize = try reader.node(parent.children[leftIndex + 1]).encodedSize
         let mergedSize = child.isLeaf ? leftSize + rightSize - 2 : leftSize + rightSize - 2 + DirtyNode.separatorSize(separator)
@@ -252,6 +254,13 @@ final class MutableTree {
 
     private func release(_ value: LeafValue) {
         if case .overflow(let reference) = value {
+            space.freed += UInt64(reference.frameSize)
+        }
+    }
+
+    /// Counts entry `index`'s overflow frame, if it has one, as freed.
+    private func release(_ entries: LeafEntries, at index: Int) {
+        if let reference = entries.overflowReference(at: index) {
             space.freed += UInt64(reference.frameSize)
         }
     }

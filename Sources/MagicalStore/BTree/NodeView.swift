@@ -87,14 +87,14 @@ enum NodeView {
     func key(at index: Int) -> [UInt8] {
         switch self {
         case .page(let page): return page.key(at: index)
-        case .dirty(let node): return node.keys[index]
+        case .dirty(let node): return node.isLeaf ? node.entries.key(at: index) : node.separators[index]
         }
     }
 
     func value(at index: Int) -> LeafValue {
         switch self {
         case .page(let page): return page.value(at: index)
-        case .dirty(let node): return node.values[index]
+        case .dirty(let node): return node.entries.value(at: index)
         }
     }
 
@@ -109,7 +109,7 @@ enum NodeView {
     func lowerBound(_ key: [UInt8]) -> Int {
         switch self {
         case .page(let page): return key.withUnsafeBytes { page.lowerBound($0) }
-        case .dirty(let node): return node.search(key).index
+        case .dirty(let node): return node.entries.search(key).index
         }
     }
 

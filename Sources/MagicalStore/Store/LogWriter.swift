@@ -85,11 +85,11 @@ final class LogWriter {
         if let offset = written[ObjectIdentifier(node)] { return offset }
         if node.isLeaf {
             try writeOverflowValues(of: node)
-            PageEncoder.leaf(keys: node.keys, values: node.values, into: &scratch)
+            node.entries.encode(into: &scratch)
             return try appendPage(isLeaf: true)
         }
         let children = try node.children.map { try writeNode($0, written: written) }
-        PageEncoder.branch(separators: node.keys, children: children, into: &scratch)
+        PageEncoder.branch(separators: node.separators, children: children, into: &scratch)
         return try appendPage(isLeaf: false)
     }
 
@@ -106,10 +106,10 @@ final class LogWriter {
     }
 
     private func writeOverflowValues(of leaf: DirtyNode) throws {
-        for index in leaf.values.indices {
-            if case .pendingOverflow(let bytes) = leaf.values[index] {
+        for index in 0..<leaf.entries.count where leaf.entries.isPendingOverflow(at: index) {
+            try leaf.entries.resolvePendingOverflow(at: index) { bytes in
                 let (offset, size) = try append(.overflow, payload: bytes)
-                leaf.values[index] = .overflow(OverflowReference(offset: offset, frameSize: UInt32(size), length: UInt32(bytes.count)))
+                return OverflowReference(offset: offset, frameSize: UInt32(size), length: UInt32(bytes.count))
             }
         }
     }
@@ -132,7 +132,7 @@ final class LogWriter {
                 let nodes = UncheckedSendable(round)
                 DispatchQueue.concurrentPerform(iterations: round.count) { index in
                     var payload: [UInt8] = []
-                    PageEncoder.leaf(keys: nodes.value[index].keys, values: nodes.value[index].values, into: &payload)
+                    nodes.value[index].entries.encode(into: &payload)
                     var frame: [UInt8] = []
                     payload.withUnsafeBytes {
                         _ = FrameEncoder.append(type: .leaf, payload: $0, transaction: transaction, compress: compress, to: &frame)

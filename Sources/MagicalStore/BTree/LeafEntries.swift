@@ -1,0 +1,309 @@
+import Glibc
+
+/// A changed leaf's entries, kept as the bytes a page stores them in (F15) in one buffer
+/// with a small table in key order.
+///
+/// Copying a page takes its payload as it is (the buffer is shared until changed) and
+/// writing one copies each entry's bytes once: no array per key and per value, which
+/// made copying, freeing and encoding leaves the larger part of a batch's work.
+struct LeafEntries {
+    /// Where one entry lies in `bytes`.
+    private struct Entry {
+        /// The key's first 8 bytes, big-endian (``keyPrefix(_:)``): most comparisons end here.
+        var keyPrefix: UInt64
+        /// The entry's first byte (its key-length varint).
+        var start: UInt32
+        var keyStart: UInt32
+        /// Past the entry's last byte.
+        var end: UInt32
+        var keyLength: UInt16
+        var kind: UInt8
+    }
+
+    /// Value kinds as F15 writes them, and one that never reaches a page: a large value not
+    /// yet written (`varint length` and its bytes), which becomes an overflow reference.
+    private static let inlineKind: UInt8 = 0
+    private static let overflowKind: UInt8 = 1
+    private static let pendingKind: UInt8 = 2
+
+    /// Entry bytes; those no entry points at any more are counted in `unusedBytes`.
+    private var bytes: [UInt8] = []
+    private var entries: [Entry] = []
+    private var unusedBytes = 0
+    /// The payload these entries encode to: header, slots and entries (F15).
+    private(set) var encodedSize = 2
+
+    init() {}
+
+    /// The entries of a committed leaf, sharing its payload until the first change.
+    init(page: PageNode) {
+        precondition(page.isLeaf)
+        bytes = page.payload
+        entries.reserveCapacity(page.entries.count + 8)
+        for location in page.entries {
+            let keyStart = Int(location.keyStart)
+            let keyLength = Int(location.keyLength)
+            entries.append(Entry(
+                keyPrefix: location.keyPrefix, start: UInt32(keyStart - varintSize(keyLength)), keyStart: UInt32(keyStart),
+                end: UInt32(Int(location.valueStart) + Int(location.valueLength)), keyLength: UInt16(keyLength),
+                kind: location.isOverflow ? Self.overflowKind : Self.inlineKind
+            ))
+        }
+        encodedSize = page.payload.count
+        unusedBytes = 2 + 2 * entries.count
+    }
+
+    var count: Int { entries.count }
+
+    /// Bytes an entry takes in a page, with its slot.
+    static func pageBytes(key: [UInt8], value: LeafValue) -> Int {
+        2 + varintSize(key.count) + key.count + 1 + value.encodedSize
+    }
+
+    /// Bytes entry `index` takes in a page, with its slot.
+    func pageBytes(at index: Int) -> Int {
+        let entry = entries[index]
+        if entry.kind == Self.pendingKind { return 2 + Int(entry.keyStart + UInt32(entry.keyLength) - entry.start) + 1 + 16 }
+        return 2 + Int(entry.end - entry.start)
+    }
+
+    // MARK: Reading
+
+    /// The first index whose key is >= `key`, and whether it is equal.
+    func search(_ key: [UInt8]) -> (index: Int, found: Bool) {
+        key.withUnsafeBytes { key in
+            let prefix = keyPrefix(key)
+            return bytes.withUnsafeBytes { bytes in
+                entries.withUnsafeBufferPointer { entries in
+                    var low = 0
+                    var high = entries.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if Self.compare(entries[middle], bytes, key, prefix) < 0 { low = middle + 1 } else { high = middle }
+                    }
+                    return (low, low < entries.count && Self.compare(entries[low], bytes, key, prefix) == 0)
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func compare(_ entry: Entry, _ bytes: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer, _ prefix: UInt64) -> Int {
+        if entry.keyPrefix != prefix { return entry.keyPrefix < prefix ? -1 : 1 }
+        let start = Int(entry.keyStart)
+        return compareBytes(UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(entry.keyLength)]), key)
+    }
+
+    func key(at index: Int) -> [UInt8] {
+        let entry = entries[index]
+        return Array(bytes[Int(entry.keyStart)..<Int(entry.keyStart) + Int(entry.keyLength)])
+    }
+
+    func value(at index: Int) -> LeafValue {
+        let entry = entries[index]
+        let valueStart = Int(entry.keyStart) + Int(entry.keyLength) + 1
+        return bytes.withUnsafeBytes { raw in
+            switch entry.kind {
+            case Self.overflowKind:
+                return .overflow(OverflowReference(
+                    offset: raw.loadLittleEndian(at: valueStart, as: UInt64.self),
+                    frameSize: raw.loadLittleEndian(at: valueStart + 8, as: UInt32.self),
+                    length: raw.loadLittleEndian(at: valueStart + 12, as: UInt32.self)
+                ))
+            case Self.pendingKind:
+                return .pendingOverflow(Array(Self.lengthPrefixed(raw, at: valueStart)))
+            default:
+                return .inline(Array(Self.lengthPrefixed(raw, at: valueStart)))
+            }
+        }
+    }
+
+    /// The overflow frame entry `index` refers to, if its value is in one.
+    func overflowReference(at index: Int) -> OverflowReference? {
+        guard entries[index].kind == Self.overflowKind, case .overflow(let reference) = value(at: index) else { return nil }
+        return reference
+    }
+
+    /// Whether entry `index` holds a large value not yet written.
+    func isPendingOverflow(at index: Int) -> Bool {
+        entries[index].kind == Self.pendingKind
+    }
+
+    /// Calls `body` with entry `index`'s key and inline value as bytes borrowed from the
+    /// buffer (valid only during the call); another kind of value comes from `overflow`.
+    func withEntry<T>(
+        at index: Int, overflow: (LeafValue) throws -> [UInt8],
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T {
+        let entry = entries[index]
+        let separate = entry.kind == Self.inlineKind ? nil : try overflow(value(at: index))
+        return try bytes.withUnsafeBytes { raw in
+            let keyStart = Int(entry.keyStart)
+            let key = UnsafeRawBufferPointer(rebasing: raw[keyStart..<keyStart + Int(entry.keyLength)])
+            guard let separate else { return try body(key, Self.lengthPrefixed(raw, at: keyStart + Int(entry.keyLength) + 1)) }
+            return try separate.withUnsafeBytes { try body(key, $0) }
+        }
+    }
+
+    /// The bytes after a varint length at `offset`.
+    private static func lengthPrefixed(_ raw: UnsafeRawBufferPointer, at offset: Int) -> UnsafeRawBufferPointer {
+        var reader = ByteReader(raw, at: offset)
+        let length = reader.readVarint() ?? 0
+        return UnsafeRawBufferPointer(rebasing: raw[reader.position..<reader.position + length])
+    }
+
+    // MARK: Changing
+
+    /// Inserts an entry at `index`, which must keep the keys ascending.
+    mutating func insert(_ key: [UInt8], _ value: LeafValue, at index: Int) {
+        entries.insert(appendBytes(key: key, value: value), at: index)
+        encodedSize += Self.pageBytes(key: key, value: value)
+    }
+
+    /// Adds an entry after the last one (bulk loading).
+    mutating func append(_ key: [UInt8], _ value: LeafValue) {
+        entries.append(appendBytes(key: key, value: value))
+        encodedSize += Self.pageBytes(key: key, value: value)
+    }
+
+    mutating func replaceValue(at index: Int, with value: LeafValue) {
+        let old = entries[index]
+        encodedSize -= pageBytes(at: index)
+        let keyLength = Int(old.keyLength)
+        let start = bytes.count
+        // The key is copied within the buffer: appending a slice of it would copy it whole.
+        bytes.appendVarint(keyLength)
+        let keyStart = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: keyLength))
+        bytes.withUnsafeMutableBytes { raw in
+            _ = memmove(raw.baseAddress! + keyStart, raw.baseAddress! + Int(old.keyStart), keyLength)
+        }
+        let kind = appendValue(value)
+        entries[index] = Entry(
+            keyPrefix: old.keyPrefix, start: UInt32(start), keyStart: UInt32(keyStart), end: UInt32(bytes.count),
+            keyLength: old.keyLength, kind: kind
+        )
+        encodedSize += pageBytes(at: index)
+        discard(old)
+    }
+
+    mutating func remove(at index: Int) {
+        encodedSize -= pageBytes(at: index)
+        discard(entries.remove(at: index))
+    }
+
+    /// Moves the entries from `index` on into a new set, which it returns.
+    mutating func split(at index: Int) -> LeafEntries {
+        var right = LeafEntries()
+        right.appendEntries(of: self, in: index..<entries.count)
+        for entry in entries[index...] { unusedBytes += Int(entry.end - entry.start) }
+        entries.removeSubrange(index...)
+        encodedSize -= right.encodedSize - 2
+        compactIfWasteful()
+        return right
+    }
+
+    /// Appends `other`'s entries, whose keys must all follow this set's.
+    mutating func absorb(_ other: LeafEntries) {
+        appendEntries(of: other, in: 0..<other.entries.count)
+    }
+
+    private mutating func appendEntries(of other: LeafEntries, in range: Range<Int>) {
+        var total = 0
+        for entry in other.entries[range] { total += Int(entry.end - entry.start) }
+        bytes.reserveCapacity(bytes.count + total)
+        entries.reserveCapacity(entries.count + range.count)
+        other.bytes.withUnsafeBytes { source in
+            for index in range {
+                let entry = other.entries[index]
+                let shift = UInt32(bytes.count) &- entry.start
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[Int(entry.start)..<Int(entry.end)]))
+                entries.append(Entry(
+                    keyPrefix: entry.keyPrefix, start: entry.start &+ shift, keyStart: entry.keyStart &+ shift,
+                    end: entry.end &+ shift, keyLength: entry.keyLength, kind: entry.kind
+                ))
+                encodedSize += other.pageBytes(at: index)
+            }
+        }
+    }
+
+    /// Writes entry `index`'s pending value's bytes with `write`, which returns where it
+    /// put them, and keeps that reference instead.
+    mutating func resolvePendingOverflow(at index: Int, _ write: (UnsafeRawBufferPointer) throws -> OverflowReference) rethrows {
+        let entry = entries[index]
+        let reference = try bytes.withUnsafeBytes { raw in
+            try write(Self.lengthPrefixed(raw, at: Int(entry.keyStart) + Int(entry.keyLength) + 1))
+        }
+        replaceValue(at: index, with: .overflow(reference))
+    }
+
+    // MARK: Encoding
+
+    /// The leaf payload (Spec section 4.1). Every value must be inline or a written
+    /// overflow reference.
+    func encode(into payload: inout [UInt8]) {
+        payload.removeAll(keepingCapacity: true)
+        payload.reserveCapacity(encodedSize)
+        payload.appendLittleEndian(UInt16(entries.count))
+        var offset = 2 + 2 * entries.count
+        for entry in entries {
+            payload.appendLittleEndian(UInt16(offset))
+            offset += Int(entry.end - entry.start)
+        }
+        bytes.withUnsafeBytes { raw in
+            for entry in entries {
+                precondition(entry.kind != Self.pendingKind, "overflow values are written before their leaf")
+                payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[Int(entry.start)..<Int(entry.end)]))
+            }
+        }
+    }
+
+    // MARK: Buffer
+
+    private mutating func appendBytes(key: [UInt8], value: LeafValue) -> Entry {
+        let start = bytes.count
+        bytes.appendVarint(key.count)
+        let keyStart = bytes.count
+        bytes.append(contentsOf: key)
+        let kind = appendValue(value)
+        return Entry(
+            keyPrefix: key.withUnsafeBytes { keyPrefix($0) }, start: UInt32(start), keyStart: UInt32(keyStart),
+            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: kind
+        )
+    }
+
+    /// Appends a value's kind byte and bytes; returns the kind.
+    private mutating func appendValue(_ value: LeafValue) -> UInt8 {
+        switch value {
+        case .inline(let value):
+            bytes.append(Self.inlineKind)
+            bytes.appendVarint(value.count)
+            bytes.append(contentsOf: value)
+            return Self.inlineKind
+        case .overflow(let reference):
+            bytes.append(Self.overflowKind)
+            bytes.appendLittleEndian(reference.offset)
+            bytes.appendLittleEndian(reference.frameSize)
+            bytes.appendLittleEndian(reference.length)
+            return Self.overflowKind
+        case .pendingOverflow(let value):
+            bytes.append(Self.pendingKind)
+            bytes.appendVarint(value.count)
+            bytes.append(contentsOf: value)
+            return Self.pendingKind
+        }
+    }
+
+    private mutating func discard(_ entry: Entry) {
+        unusedBytes += Int(entry.end - entry.start)
+        compactIfWasteful()
+    }
+
+    /// Copies the live entries into a fresh buffer once most of it is unused.
+    private mutating func compactIfWasteful() {
+        guard unusedBytes > 4096, unusedBytes * 2 > bytes.count else { return }
+        var compacted = LeafEntries()
+        compacted.appendEntries(of: self, in: 0..<entries.count)
+        self = compacted
+    }
+}
