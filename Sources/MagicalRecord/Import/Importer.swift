@@ -427,7 +427,7 @@ extension JSONValue {
         case .number(let number): return number.text
         case .string(let text): return AttributeValue.jsonString(text.count > 60 ? String(text.prefix(57)) + "..." : text)
         case .array(let items): return "an array of \(items.count)"
-        case .object(let object): return "an object with \(object.members.count) members"
+        case .object(let object): return "an object with \(object.count) members"
         }
     }
 }

@@ -185,18 +185,22 @@ struct JSONParser: ~Copyable {
 
     /// Builds the object from its members, last value winning for a repeated name.
     private mutating func closeObject(_ frame: Frame) -> JSONObject {
-        let count = values.count - frame.valuesStart
-        var members = [String: JSONValue](minimumCapacity: count)
         let order = names.popArray(from: frame.namesStart)
-        var index = 0
-        values.popEach(from: frame.valuesStart) { value in
-            members[order[index]] = value
-            index += 1
-        }
+        let members = values.popArray(from: frame.valuesStart)
+        guard Self.hasRepeatedName(order) else { return JSONObject(uniqueNames: order, values: members) }
         // A repeated name keeps its last value, in its first place.
-        guard members.count < order.count else { return JSONObject(members: members, order: order) }
-        var seen = Set<String>(minimumCapacity: members.count)
-        return JSONObject(members: members, order: order.filter { seen.insert($0).inserted })
+        var object = JSONObject()
+        for (name, value) in zip(order, members) { object[name] = value }
+        return object
+    }
+
+    /// Whether a name appears twice: compared pairwise in a small object, hashed in a large one.
+    private static func hasRepeatedName(_ names: [String]) -> Bool {
+        guard names.count > 16 else {
+            for index in names.indices.dropFirst() where names[..<index].contains(names[index]) { return true }
+            return false
+        }
+        return Set(names).count < names.count
     }
 
     // MARK: Shared
