@@ -23,6 +23,9 @@ struct JSONParser: ~Copyable {
     private var frames: [Frame] = []
     private var values = JSONScratchStack<JSONValue>()
     private var names = JSONScratchStack<String>()
+    /// The member names of the objects read last, most recent first: the records of an
+    /// array usually repeat one set of names, which their objects then share.
+    private var recentNames: [JSONMemberNames] = []
     /// Scratch for strings with escapes.
     var unescaped: [UInt8] = []
 
@@ -185,13 +188,36 @@ struct JSONParser: ~Copyable {
 
     /// Builds the object from its members, last value winning for a repeated name.
     private mutating func closeObject(_ frame: Frame) -> JSONObject {
-        let order = names.popArray(from: frame.namesStart)
-        let members = values.popArray(from: frame.valuesStart)
-        guard Self.hasRepeatedName(order) else { return JSONObject(uniqueNames: order, values: members) }
-        // A repeated name keeps its last value, in its first place.
-        var object = JSONObject()
-        for (name, value) in zip(order, members) { object[name] = value }
-        return object
+        let shared = sharedNames(names.elements(from: frame.namesStart))
+        let memberNames: JSONMemberNames
+        if let shared {
+            names.drop(from: frame.namesStart)
+            memberNames = shared
+        } else {
+            let order = names.popArray(from: frame.namesStart)
+            guard !Self.hasRepeatedName(order) else {
+                // A repeated name keeps its last value, in its first place.
+                let members = values.popArray(from: frame.valuesStart)
+                return JSONObject(Array(zip(order, members)))
+            }
+            memberNames = JSONMemberNames(order)
+            recentNames.insert(memberNames, at: 0)
+            if recentNames.count > Self.recentNamesKept { recentNames.removeLast() }
+        }
+        return JSONObject(names: memberNames, values: values.popArray(from: frame.valuesStart))
+    }
+
+    private static let recentNamesKept = 4
+
+    /// Recently read names equal to `order`, moved to the front.
+    private mutating func sharedNames(_ order: UnsafeBufferPointer<String>) -> JSONMemberNames? {
+        guard let index = recentNames.firstIndex(where: { $0.names.count == order.count && $0.names.elementsEqual(order) }) else { return nil }
+        let found = recentNames[index]
+        if index > 0 {
+            recentNames.remove(at: index)
+            recentNames.insert(found, at: 0)
+        }
+        return found
     }
 
     /// Whether a name appears twice: compared pairwise in a small object, hashed in a large one.

@@ -40,6 +40,17 @@ struct JSONScratchStack<Element>: ~Copyable {
         }
     }
 
+    /// The elements from `start` to the top, borrowed until the stack next changes.
+    func elements(from start: Int) -> UnsafeBufferPointer<Element> {
+        UnsafeBufferPointer(start: storage + start, count: count - start)
+    }
+
+    /// Removes the elements from `start` to the top.
+    mutating func drop(from start: Int) {
+        (storage + start).deinitialize(count: count - start)
+        count = start
+    }
+
     /// Calls `body` with each element from `start` to the top, moved out, in order, and
     /// leaves the stack at `start`.
     mutating func popEach(from start: Int, _ body: (consuming Element) -> Void) {

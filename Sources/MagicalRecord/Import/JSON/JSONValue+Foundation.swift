@@ -63,15 +63,18 @@ extension JSONValue {
     /// are sorted by name, for the same value on every run.
     private static func bridge(members: [(String, Any)], depth: Int) throws(JSONError) -> JSONValue {
         try checkDepth(depth)
-        var object = JSONObject()
-        for (name, member) in members.sorted(by: { $0.0 < $1.0 }) {
+        let sorted = members.sorted { $0.0 < $1.0 }
+        var values: [JSONValue] = []
+        values.reserveCapacity(sorted.count)
+        for (name, member) in sorted {
             do throws(JSONError) {
-                object[name] = try bridge(member, depth: depth + 1)
+                values.append(try bridge(member, depth: depth + 1))
             } catch {
                 throw error.inside(Self.isIdentifier(name) ? ".\(name)" : "[\(quoted(name))]")
             }
         }
-        return .object(object)
+        // A dictionary's names are unique.
+        return .object(JSONObject(names: JSONMemberNames(sorted.map(\.0)), values: values))
     }
 
     private static func bridge(elements: some Sequence<Any>, depth: Int) throws(JSONError) -> JSONValue {

@@ -27,84 +27,104 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 /// do), and their order as written.
 ///
 /// Kept as names and values side by side: a record of a few members is found faster by
-/// comparing names than by hashing them, and takes half the memory of a dictionary, which
-/// bounds how many records an import batch holds.
+/// comparing names than by hashing them, and takes a fraction of a dictionary's memory,
+/// which bounds how many records an import batch holds. The names are shared by every
+/// object a reader reads with the same names in the same order (the records of an array,
+/// as a rule).
 public struct JSONObject: Sendable, Hashable {
-    /// Member names in the order first written, each once.
-    public private(set) var order: [String]
-    /// Member values, in `order`'s order.
+    private(set) var names: JSONMemberNames
+    /// Member values, in `names`' order.
     private var values: [JSONValue]
-    /// Positions by name, for objects too large to search name by name.
-    private var positions: [String: Int]?
-
-    /// Above this many members, names are found through `positions`.
-    private static let searchedMembers = 16
 
     public init() {
-        order = []
+        names = .none
         values = []
     }
 
-    /// Members as a reader built them: `order` names each member once, `values` in its order.
-    init(uniqueNames order: [String], values: [JSONValue]) {
-        self.order = order
+    /// Members as a reader built them: `names` once each, `values` in their order.
+    init(names: JSONMemberNames, values: [JSONValue]) {
+        self.names = names
         self.values = values
-        if order.count > Self.searchedMembers { positions = Self.positions(of: order) }
     }
 
+    /// An object of `pairs` in order; a repeated name keeps its last value, in its first place.
     public init(_ pairs: [(String, JSONValue)]) {
-        self.init()
-        for (name, value) in pairs { self[name] = value }
+        var order: [String] = []
+        var values: [JSONValue] = []
+        var positions: [String: Int] = [:]
+        for (name, value) in pairs {
+            if let position = positions[name] {
+                values[position] = value
+            } else {
+                positions[name] = order.count
+                order.append(name)
+                values.append(value)
+            }
+        }
+        self.init(names: JSONMemberNames(order), values: values)
     }
+
+    /// Member names in the order first written.
+    public var order: [String] { names.names }
 
     /// Members by name.
     public var members: [String: JSONValue] {
-        Dictionary(uniqueKeysWithValues: zip(order, values))
+        Dictionary(uniqueKeysWithValues: zip(names.names, values))
     }
 
-    public var count: Int { order.count }
+    public var count: Int { values.count }
+
+    public var isEmpty: Bool { values.isEmpty }
 
     public subscript(name: String) -> JSONValue? {
-        get { position(of: name).map { values[$0] } }
+        get { names.position(of: name).map { values[$0] } }
         set {
-            switch (position(of: name), newValue) {
+            switch (names.position(of: name), newValue) {
             case (let position?, let value?):
                 values[position] = value
             case (let position?, nil):
+                var order = names.names
                 order.remove(at: position)
+                names = JSONMemberNames(order)
                 values.remove(at: position)
-                positions = order.count > Self.searchedMembers ? Self.positions(of: order) : nil
             case (nil, let value?):
-                order.append(name)
+                names = JSONMemberNames(names.names + [name])
                 values.append(value)
-                if positions != nil {
-                    positions?[name] = order.count - 1
-                } else if order.count > Self.searchedMembers {
-                    positions = Self.positions(of: order)
-                }
             case (nil, nil):
                 break
             }
         }
     }
 
-    public var isEmpty: Bool { order.isEmpty }
-
-    private func position(of name: String) -> Int? {
-        if let positions { return positions[name] }
-        return order.firstIndex(of: name)
-    }
-
-    private static func positions(of names: [String]) -> [String: Int] {
-        Dictionary(uniqueKeysWithValues: zip(names, names.indices))
-    }
-
     public static func == (left: JSONObject, right: JSONObject) -> Bool {
-        left.order == right.order && left.values == right.values
+        (left.names === right.names || left.names.names == right.names.names) && left.values == right.values
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(order)
+        hasher.combine(names.names)
         hasher.combine(values)
     }
 }
+
+/// The member names of JSON objects, in order, each once, with their positions by name
+/// for objects too large to search name by name. Immutable, so objects share it.
+final class JSONMemberNames: Sendable {
+    let names: [String]
+    private let positions: [String: Int]?
+
+    /// Above this many members, names are found through `positions`.
+    private static let searchedMembers = 16
+
+    static let none = JSONMemberNames([])
+
+    init(_ names: [String]) {
+        self.names = names
+        positions = names.count > Self.searchedMembers ? Dictionary(uniqueKeysWithValues: zip(names, names.indices)) : nil
+    }
+
+    func position(of name: String) -> Int? {
+        if let positions { return positions[name] }
+        return names.firstIndex(of: name)
+    }
+}
+

@@ -43,6 +43,25 @@ import Testing
         #expect(object["field30"] == nil)
     }
 
+    /// Records with the same names in the same order share them; other shapes, in any
+    /// mix, keep their own names and values.
+    @Test func recordsShareTheirNames() throws {
+        let text = #"[{"a":1,"b":2},{"b":3,"a":4},{"a":5,"b":6,"c":7},{"a":8,"b":9},{"a":10,"a":11},{},{"b":12,"a":13}]"#
+        guard case .array(let elements) = try JSONReader().read(text) else {
+            Issue.record("not an array")
+            return
+        }
+        let objects = elements.compactMap { element -> JSONObject? in
+            guard case .object(let object) = element else { return nil }
+            return object
+        }
+        #expect(objects.map(\.order) == [["a", "b"], ["b", "a"], ["a", "b", "c"], ["a", "b"], ["a"], [], ["b", "a"]])
+        #expect(objects.map { $0["a"] } == [1, 4, 5, 8, 11, nil, 13])
+        #expect(objects[0].names === objects[3].names)
+        #expect(objects[1].names === objects[6].names)
+        #expect(objects[0].names !== objects[1].names)
+    }
+
     /// Equal objects have the same members in the same order, and hash alike.
     @Test func equalityFollowsMembersAndOrder() {
         let small = JSONObject([("a", 1), ("b", 2)])
