@@ -68,26 +68,30 @@ struct RecordRewriter: Sendable {
     func rewrite(
         _ raw: UnsafeRawBufferPointer, number: Int64, into record: inout [UInt8], moved: (Int, Int, Int64) -> Void
     ) throws(MagicalRecordError) {
-        var reader = ByteReader(raw)
-        guard reader.read(UInt8.self) == RecordCoder.formatVersion, reader.readVarint() == entityCode,
-              let count = reader.readVarint() else { throw damaged(number) }
-        // The header's count is known at the end: the fields go after room for the
-        // largest header, which is then written just before them.
-        let headerRoom = 1 + 10 + 10
-        let base = record.count
-        record.append(contentsOf: repeatElement(0, count: headerRoom))
-        var written = 0
+        guard let header = RecordLayout.Header(raw, entityCode: entityCode) else { throw damaged(number) }
+        var builder = RecordLayout.Builder()
         var collected = migration.transform == nil ? [] : sourceDefaults
-        for _ in 0..<count {
+        var reader = ByteReader(raw, at: header.fieldsStart)
+        var unvisited = header.presence
+        for index in 0..<header.count {
+            let slot: Int
+            if header.hasOffsetTable {
+                slot = unvisited.trailingZeroBitCount
+                unvisited &= unvisited - 1
+                guard header.valueRange(index, in: raw)?.lowerBound == reader.position else { throw damaged(number) }
+            } else {
+                guard let listed = reader.readVarint() else { throw damaged(number) }
+                slot = listed
+            }
             let start = reader.position
-            guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let action = slot < actions.count ? actions[slot] : nil
             if tag == RecordCoder.Tag.object {
                 guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
                 switch action {
                 case .copy?:
-                    record.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
-                    written += 1
+                    builder.beginValue(slot: slot)
+                    builder.values.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
                 case .move(let position)?:
                     moved(position, code, Int64(target))
                 default: break
@@ -97,15 +101,13 @@ struct RecordRewriter: Sendable {
             switch action {
             case .copy?:
                 guard RecordCoder.skipValue(tag, &reader) else { throw damaged(number) }
-                record.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
-                written += 1
+                builder.beginValue(slot: slot)
+                builder.values.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
             case .convert(let origin)?:
                 guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
                 let converted = origin.apply(value)
                 guard !converted.isNull else { continue }
-                record.appendVarint(slot)
-                RecordCoder.append(converted, to: &record)
-                written += 1
+                builder.add(converted, slot: slot)
             case .collect(let position)?:
                 guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
                 collected[position] = value
@@ -115,20 +117,15 @@ struct RecordRewriter: Sendable {
         }
         guard reader.position == raw.count else { throw damaged(number) }
         if let transform = migration.transform {
-            written += try transformed(collected, number: number, transform, into: &record)
+            try transformed(collected, number: number, transform, into: &builder)
         }
-        let start = base + headerRoom - 1 - varintSize(entityCode) - varintSize(written)
-        record[start] = RecordCoder.formatVersion
-        let countOffset = record.storeVarint(entityCode, at: start + 1)
-        _ = record.storeVarint(written, at: countOffset)
-        record.removeSubrange(base..<start)
+        builder.write(entityCode: entityCode, into: &record)
     }
 
-    /// Runs the transform on one object's attributes and appends the fields it leaves;
-    /// returns how many.
+    /// Runs the transform on one object's attributes and adds the fields it leaves.
     private func transformed(
-        _ sourceValues: [AttributeValue], number: Int64, _ transform: EntityTransform, into fields: inout [UInt8]
-    ) throws(MagicalRecordError) -> Int {
+        _ sourceValues: [AttributeValue], number: Int64, _ transform: EntityTransform, into builder: inout RecordLayout.Builder
+    ) throws(MagicalRecordError) {
         let target = migration.target
         var values: [String: AttributeValue] = [:]
         for (position, attribute) in target.attributes.enumerated() {
@@ -145,7 +142,6 @@ struct RecordRewriter: Sendable {
         } catch {
             throw .migrationFailed(path: "", reason: "the transform of \(target.name) failed on \(id): \(error)")
         }
-        var written = 0
         for (position, attribute) in target.attributes.enumerated() {
             let value = object.values[attribute.name] ?? .null
             guard attribute.type.accepts(value) else {
@@ -157,11 +153,8 @@ struct RecordRewriter: Sendable {
                 }
                 continue
             }
-            fields.appendVarint(targetSlots[position])
-            RecordCoder.append(value, to: &fields)
-            written += 1
+            builder.add(value, slot: targetSlots[position])
         }
-        return written
     }
 
     private func damaged(_ number: Int64) -> MagicalRecordError {

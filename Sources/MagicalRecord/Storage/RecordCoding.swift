@@ -20,8 +20,6 @@ final class RecordCoder: Sendable {
     private let emptyRelationships: [RelationshipState]
     private static let unknownSlot = Int.min
 
-    static let formatVersion: UInt8 = 1
-
     enum Tag {
         static let null: UInt8 = 0
         static let integer: UInt8 = 1
@@ -88,26 +86,20 @@ final class RecordCoder: Sendable {
     }
 
     func encode(_ state: ObjectState) -> [UInt8] {
-        var bytes: [UInt8] = [Self.formatVersion]
-        bytes.appendVarint(entityCode)
-        var fields: [UInt8] = []
-        var count = 0
+        var builder = RecordLayout.Builder()
         for (position, value) in state.attributes.enumerated() where !value.isNull {
-            fields.appendVarint(attributeSlots[position])
-            Self.append(value, to: &fields)
-            count += 1
+            builder.add(value, slot: attributeSlots[position])
         }
         for (position, relationship) in state.relationships.enumerated() {
             guard let slot = toOneSlots[position], case .toOne(let target?) = relationship,
                   let code = slots.entityCode(target.entityName) else { continue }
-            fields.appendVarint(slot)
-            fields.append(Tag.object)
-            fields.appendVarint(code)
-            fields.appendVarint(Int(target.number))
-            count += 1
+            builder.beginValue(slot: slot)
+            builder.values.append(Tag.object)
+            builder.values.appendVarint(code)
+            builder.values.appendVarint(Int(target.number))
         }
-        bytes.appendVarint(count)
-        bytes += fields
+        var bytes: [UInt8] = []
+        builder.write(entityCode: entityCode, into: &bytes)
         return bytes
     }
 
@@ -146,9 +138,21 @@ final class RecordCoder: Sendable {
             attributes[position] = defaults[position]
             remaining += 1
         }
-        var reader = ByteReader(raw)
-        let count = try fieldCount(&reader, number: number)
-        for _ in 0..<count {
+        let header = try header(raw, number: number)
+        if header.hasOffsetTable {
+            for position in mask.indices where mask[position] {
+                guard let range = try valueRange(ofAttribute: position, header, raw, number: number) else { continue }
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<range.upperBound]), at: range.lowerBound)
+                guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
+                // A reference under an attribute's slot is not its value (as in a walk).
+                if tag == Tag.object { continue }
+                guard let value = Self.readValue(tag, &reader), reader.position == range.upperBound else { throw damaged(number) }
+                attributes[position] = value
+            }
+            return
+        }
+        var reader = ByteReader(raw, at: header.fieldsStart)
+        for _ in 0..<header.count {
             guard remaining > 0 else { return }
             guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
@@ -177,9 +181,16 @@ final class RecordCoder: Sendable {
             offsets[position] = -1
             remaining += 1
         }
-        var reader = ByteReader(raw)
-        let count = try fieldCount(&reader, number: number)
-        for _ in 0..<count {
+        let header = try header(raw, number: number)
+        if header.hasOffsetTable {
+            for position in wanted.indices where wanted[position] {
+                guard let range = try valueRange(ofAttribute: position, header, raw, number: number), raw[range.lowerBound] != Tag.object else { continue }
+                offsets[position] = range.lowerBound
+            }
+            return
+        }
+        var reader = ByteReader(raw, at: header.fieldsStart)
+        for _ in 0..<header.count {
             guard remaining > 0 else { return }
             guard let slot = reader.readVarint() else { throw damaged(number) }
             let start = reader.position
@@ -198,19 +209,41 @@ final class RecordCoder: Sendable {
         guard reader.position == raw.count else { throw damaged(number) }
     }
 
+    /// Where attribute `position`'s value lies in a record with an offset table; nil when
+    /// the record lacks it.
+    @inline(__always)
+    private func valueRange(
+        ofAttribute position: Int, _ header: RecordLayout.Header, _ raw: UnsafeRawBufferPointer, number: Int64
+    ) throws(MagicalRecordError) -> Range<Int>? {
+        guard let index = header.index(ofSlot: attributeSlots[position]) else { return nil }
+        guard let range = header.valueRange(index, in: raw) else { throw damaged(number) }
+        return range
+    }
+
     /// Walks every field of `raw`, checking the whole record: `attribute` gets the value of
     /// each attribute whose position `wants` (the others are skipped unbuilt), `reference`
     /// each to-one reference (relationship position, entity code, object number). A slot
-    /// of a property this model no longer has is skipped (Spec: O12).
+    /// of a property this model no longer has is skipped (Spec: O9).
     @inline(__always)
     private func walk(
         _ raw: UnsafeRawBufferPointer, number: Int64, wants: (Int) -> Bool,
         attribute: (Int, AttributeValue) -> Void, reference: (Int, Int, Int) -> Void
     ) throws(MagicalRecordError) {
-        var reader = ByteReader(raw)
-        let count = try fieldCount(&reader, number: number)
-        for _ in 0..<count {
-            guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
+        let header = try header(raw, number: number)
+        var reader = ByteReader(raw, at: header.fieldsStart)
+        var unvisited = header.presence
+        for index in 0..<header.count {
+            let slot: Int
+            if header.hasOffsetTable {
+                slot = unvisited.trailingZeroBitCount
+                unvisited &= unvisited - 1
+                // Values lie one after another, each where the table says.
+                guard header.valueRange(index, in: raw)?.lowerBound == reader.position else { throw damaged(number) }
+            } else {
+                guard let listed = reader.readVarint() else { throw damaged(number) }
+                slot = listed
+            }
+            guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
             if tag == Tag.object {
                 guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
@@ -227,13 +260,11 @@ final class RecordCoder: Sendable {
         guard reader.position == raw.count else { throw damaged(number) }
     }
 
-    /// Reads a record's header (format version, entity code) and returns its field count.
+    /// Reads a record's header (layout version, entity code).
     @inline(__always)
-    private func fieldCount(_ reader: inout ByteReader, number: Int64) throws(MagicalRecordError) -> Int {
-        guard reader.read(UInt8.self) == Self.formatVersion,
-              reader.readVarint() == entityCode,
-              let count = reader.readVarint() else { throw damaged(number) }
-        return count
+    private func header(_ raw: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> RecordLayout.Header {
+        guard let header = RecordLayout.Header(raw, entityCode: entityCode) else { throw damaged(number) }
+        return header
     }
 
     /// Every attribute at its default, by position: the starting point of a scratch array.

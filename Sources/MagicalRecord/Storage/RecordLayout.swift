@@ -1,0 +1,142 @@
+import MagicalStore
+
+/// The two layouts of a record's fields (Spec/OBJECT-STORE.md section 4, O11).
+///
+/// A record whose slots are all below 64 says which it has in a presence mask and where
+/// each value starts in a table, so a filter, sort or aggregate finds the fields it reads
+/// with a bit count and a load instead of stepping over every field before them. Other
+/// records list each field under its slot number (version 1), which any slot fits.
+enum RecordLayout {
+    static let slotList: UInt8 = 1
+    /// Offset tables of 1, 2 and 4 bytes per entry.
+    static let offsetTables: ClosedRange<UInt8> = 2...4
+    /// Slots the presence mask holds.
+    static let maskedSlots = 64
+
+    /// A record's header, read and checked: where its fields are.
+    struct Header {
+        let version: UInt8
+        /// Version 1: the field count; otherwise the number of values.
+        let count: Int
+        /// Version 1: where the first field starts; otherwise where the first value does.
+        let fieldsStart: Int
+        /// Offset tables only: bit `s` set when slot `s` has a value.
+        let presence: UInt64
+        let tableStart: Int
+        let width: Int
+
+        /// Reads the header of `raw`, a record of the entity coded `entityCode`; nil when it
+        /// is not one.
+        init?(_ raw: UnsafeRawBufferPointer, entityCode: Int) {
+            var reader = ByteReader(raw)
+            guard let version = reader.read(UInt8.self), reader.readVarint() == entityCode else { return nil }
+            self.version = version
+            if version == RecordLayout.slotList {
+                guard let count = reader.readVarint() else { return nil }
+                self.count = count
+                fieldsStart = reader.position
+                presence = 0
+                tableStart = 0
+                width = 0
+                return
+            }
+            guard RecordLayout.offsetTables.contains(version), let presence = reader.readVarintUInt64() else { return nil }
+            self.presence = presence
+            count = presence.nonzeroBitCount
+            width = version == 2 ? 1 : (version == 3 ? 2 : 4)
+            tableStart = reader.position
+            fieldsStart = tableStart + max(count - 1, 0) * width
+            // Every value has at least its tag byte.
+            guard raw.count - fieldsStart >= count else { return nil }
+        }
+
+        var hasOffsetTable: Bool { version != RecordLayout.slotList }
+
+        /// Offset tables only: where value `index` (counted in slot order) starts and ends
+        /// in `raw`; nil when the table puts it out of order or past the end.
+        func valueRange(_ index: Int, in raw: UnsafeRawBufferPointer) -> Range<Int>? {
+            let start = index == 0 ? fieldsStart : fieldsStart + offset(index - 1, raw)
+            let end = index == count - 1 ? raw.count : fieldsStart + offset(index, raw)
+            guard start < end, end <= raw.count else { return nil }
+            return start..<end
+        }
+
+        /// Offset tables only: the value index of `slot`, or nil when the record lacks it.
+        func index(ofSlot slot: Int) -> Int? {
+            guard slot < RecordLayout.maskedSlots, presence & (1 << UInt64(slot)) != 0 else { return nil }
+            return (presence & ((1 << UInt64(slot)) - 1)).nonzeroBitCount
+        }
+
+        /// Table entry `entry`: value `entry + 1`'s offset from the first value.
+        @inline(__always)
+        private func offset(_ entry: Int, _ raw: UnsafeRawBufferPointer) -> Int {
+            let at = tableStart + entry * width
+            switch width {
+            case 1: return Int(raw[at])
+            case 2: return Int(raw.loadLittleEndian(at: at, as: UInt16.self))
+            default: return Int(raw.loadLittleEndian(at: at, as: UInt32.self))
+            }
+        }
+    }
+
+    /// Gathers a record's fields (each value as its tag and payload, under its slot) and
+    /// writes the record in the layout its slots allow.
+    struct Builder {
+        /// The values' bytes, one after another.
+        var values: [UInt8] = []
+        private var fields: [(slot: Int, start: Int)] = []
+
+        init() {
+            values.reserveCapacity(96)
+        }
+
+        /// Starts the value of `slot`; its tag and payload are appended to `values` next.
+        mutating func beginValue(slot: Int) {
+            fields.append((slot, values.count))
+        }
+
+        mutating func add(_ value: AttributeValue, slot: Int) {
+            beginValue(slot: slot)
+            RecordCoder.append(value, to: &values)
+        }
+
+        /// Appends the record to `record`.
+        func write(entityCode: Int, into record: inout [UInt8]) {
+            var ordered = fields.enumerated().map { (slot: $0.element.slot, start: $0.element.start, end: $0.offset + 1 < fields.count ? fields[$0.offset + 1].start : values.count) }
+            if !zip(ordered, ordered.dropFirst()).allSatisfy({ $0.slot < $1.slot }) { ordered.sort { $0.slot < $1.slot } }
+            guard let last = ordered.last?.slot, last >= RecordLayout.maskedSlots else {
+                writeOffsetTable(ordered, entityCode: entityCode, into: &record)
+                return
+            }
+            record.append(RecordLayout.slotList)
+            record.appendVarint(entityCode)
+            record.appendVarint(ordered.count)
+            values.withUnsafeBytes { values in
+                for field in ordered {
+                    record.appendVarint(field.slot)
+                    record.append(contentsOf: UnsafeRawBufferPointer(rebasing: values[field.start..<field.end]))
+                }
+            }
+        }
+
+        private func writeOffsetTable(_ ordered: [(slot: Int, start: Int, end: Int)], entityCode: Int, into record: inout [UInt8]) {
+            let total = ordered.reduce(0) { $0 + $1.end - $1.start }
+            let width = total <= 0x100 ? 1 : (total <= 0x1_0000 ? 2 : 4)
+            record.append(width == 1 ? 2 : (width == 2 ? 3 : 4))
+            record.appendVarint(entityCode)
+            record.appendVarint(ordered.reduce(UInt64(0)) { $0 | 1 << UInt64($1.slot) })
+            var offset = 0
+            for field in ordered.dropLast() {
+                offset += field.end - field.start
+                switch width {
+                case 1: record.append(UInt8(offset))
+                case 2: record.appendLittleEndian(UInt16(offset))
+                default: record.appendLittleEndian(UInt32(offset))
+                }
+            }
+            values.withUnsafeBytes { values in
+                for field in ordered { record.append(contentsOf: UnsafeRawBufferPointer(rebasing: values[field.start..<field.end])) }
+            }
+        }
+    }
+}

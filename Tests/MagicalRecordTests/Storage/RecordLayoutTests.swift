@@ -1,0 +1,206 @@
+import Foundation
+import MagicalStore
+import Testing
+@testable import MagicalRecord
+
+/// Both record layouts (an offset table when every slot is below 64, a slot list
+/// otherwise, and the slot lists earlier versions wrote for every record) decode to the
+/// state encoded, in full, in part, and field by field in place; damaged bytes are a
+/// damaged-record error, never data and never a crash.
+@Suite struct RecordLayoutTests {
+    private static let model = try! ObjectModel(entities: [
+        EntityDescription("Note", relatedBy: "noteID") {
+            AttributeDescription("noteID", .integer64, optional: false)
+            AttributeDescription("title", .string)
+            AttributeDescription("body", .string)
+            AttributeDescription("rating", .double)
+            AttributeDescription("written", .date)
+            AttributeDescription("pinned", .boolean)
+            RelationshipDescription("author", to: "Author", inverse: "notes")
+        },
+        EntityDescription("Author", relatedBy: "authorID") {
+            AttributeDescription("authorID", .integer64, optional: false)
+            RelationshipDescription("notes", to: "Note", inverse: "author", toMany: true)
+        },
+    ])
+    private static let properties = ["noteID", "title", "body", "rating", "written", "pinned", "author"]
+
+    /// A coder whose Note properties have `slots` (in `properties` order).
+    private func coder(slots: [Int]) throws -> RecordCoder {
+        var codes = ["Note": 1, "Author": 2, "Author.authorID": 0]
+        for (property, slot) in zip(Self.properties, slots) { codes["Note." + property] = slot }
+        return try RecordCoder(entity: try #require(Self.model.entity(named: "Note")), slots: SlotMap(codes: codes))
+    }
+
+    private func randomText(_ random: inout SplitMix64) -> String {
+        let lengths = [0, 3, 12, 200, 300, 70_000]
+        let length = lengths[Int.random(in: 0..<(Int.random(in: 0..<20, using: &random) == 0 ? 6 : 4), using: &random)]
+        return String(repeating: "é", count: Int.random(in: 0...1, using: &random)) + String(repeating: "x", count: length)
+    }
+
+    private func randomState(_ random: inout SplitMix64) throws -> ObjectState {
+        let entity = try #require(Self.model.entity(named: "Note"))
+        var state = ObjectState(id: ObjectID(entityName: "Note", number: 9), entity: entity)
+        func maybe(_ value: AttributeValue) -> AttributeValue { Int.random(in: 0..<4, using: &random) == 0 ? .null : value }
+        state.attributes = [
+            .integer(Int64.random(in: -1_000_000...1_000_000, using: &random)),
+            maybe(.string(randomText(&random))), maybe(.string(randomText(&random))),
+            maybe(.double(Double.random(in: -1e6...1e6, using: &random))),
+            maybe(.date(Date(timeIntervalSince1970: Double(Int.random(in: 0...2_000_000_000, using: &random))))),
+            maybe(.bool(Bool.random(using: &random))),
+        ]
+        let author = Int.random(in: 0..<4, using: &random) == 0 ? nil : ObjectID(entityName: "Author", number: Int64.random(in: 1...1_000_000, using: &random))
+        state.relationships = [.toOne(author)]
+        return state
+    }
+
+    /// Full, partial and in-place reads of `bytes` all give `state`'s values.
+    private func expectReads(_ bytes: [UInt8], of state: ObjectState, coder: RecordCoder, random: inout SplitMix64) throws {
+        #expect(try coder.decode(bytes, number: 9) == state)
+        let mask = (0..<6).map { _ in Bool.random(using: &random) }
+        var attributes = coder.defaultAttributes
+        let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
+        let wanted = UnsafeMutableBufferPointer<Bool>.allocate(capacity: 6)
+        _ = wanted.initialize(from: mask)
+        defer {
+            offsets.deallocate()
+            wanted.deallocate()
+        }
+        let read = bytes.withUnsafeBytes { raw in
+            Result { () throws(MagicalRecordError) in
+                try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes)
+                try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
+            }
+        }
+        try read.get()
+        bytes.withUnsafeBytes { raw in
+            for position in 0..<6 where mask[position] {
+                #expect(attributes[position] == state.attributes[position])
+                guard offsets[position] >= 0 else {
+                    #expect(state.attributes[position] == .null)
+                    continue
+                }
+                var reader = ByteReader(raw, at: offsets[position])
+                let value = reader.read(UInt8.self).flatMap { RecordCoder.readValue($0, &reader) }
+                #expect(value == state.attributes[position])
+            }
+        }
+    }
+
+    @Test func offsetTablesRoundTripAtEveryWidth() throws {
+        let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        var random = SplitMix64(seed: 12)
+        var versions = Set<UInt8>()
+        for _ in 0..<(300 * testScale) {
+            let state = try randomState(&random)
+            let bytes = coder.encode(state)
+            versions.insert(bytes[0])
+            #expect(RecordLayout.offsetTables.contains(bytes[0]))
+            try expectReads(bytes, of: state, coder: coder, random: &random)
+        }
+        #expect(versions == [2, 3, 4])
+    }
+
+    /// Slots assigned out of property order (as migrations leave them) are written in slot order.
+    @Test func slotsOutOfPropertyOrderRoundTrip() throws {
+        let coder = try coder(slots: [9, 5, 2, 63, 0, 17, 4])
+        var random = SplitMix64(seed: 13)
+        for _ in 0..<(100 * testScale) {
+            let state = try randomState(&random)
+            let bytes = coder.encode(state)
+            #expect(RecordLayout.offsetTables.contains(bytes[0]))
+            try expectReads(bytes, of: state, coder: coder, random: &random)
+        }
+    }
+
+    @Test func aSlotFromSixtyFourOnWritesASlotList() throws {
+        let coder = try coder(slots: [0, 1, 2, 64, 3, 200, 4])
+        var random = SplitMix64(seed: 14)
+        for _ in 0..<(100 * testScale) {
+            var state = try randomState(&random)
+            state.attributes[3] = .double(1.5)
+            let bytes = coder.encode(state)
+            #expect(bytes[0] == RecordLayout.slotList)
+            try expectReads(bytes, of: state, coder: coder, random: &random)
+        }
+    }
+
+    /// Records as earlier versions wrote every record: a slot list, whatever the slots.
+    @Test func slotListsOfSmallSlotsStillRead() throws {
+        let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        var random = SplitMix64(seed: 15)
+        for _ in 0..<(100 * testScale) {
+            let state = try randomState(&random)
+            var fields: [UInt8] = []
+            var count = 0
+            for (slot, value) in state.attributes.enumerated() where !value.isNull {
+                fields.appendVarint(slot)
+                RecordCoder.append(value, to: &fields)
+                count += 1
+            }
+            if case .toOne(let author?) = state.relationships[0] {
+                fields.appendVarint(6)
+                fields += [RecordCoder.Tag.object, 2]
+                fields.appendVarint(Int(author.number))
+                count += 1
+            }
+            var bytes: [UInt8] = [RecordLayout.slotList, 1]
+            bytes.appendVarint(count)
+            try expectReads(bytes + fields, of: state, coder: coder, random: &random)
+        }
+    }
+
+    /// Every truncation and single-byte change of an offset-table record either decodes or
+    /// is a damaged-record error, in full, partial and in-place reads alike.
+    @Test func damagedOffsetTablesAreErrorsNeverCrashes() throws {
+        let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        var random = SplitMix64(seed: 16)
+        let entity = try #require(Self.model.entity(named: "Note"))
+        var state = ObjectState(id: ObjectID(entityName: "Note", number: 9), entity: entity)
+        state.attributes = [.integer(7), .string("title"), .string("a body"), .double(2.5), .null, .bool(true)]
+        state.relationships = [.toOne(ObjectID(entityName: "Author", number: 3))]
+        let bytes = coder.encode(state)
+        let mask = [Bool](repeating: true, count: 6)
+        let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
+        let wanted = UnsafeMutableBufferPointer<Bool>.allocate(capacity: 6)
+        _ = wanted.initialize(from: mask)
+        defer {
+            offsets.deallocate()
+            wanted.deallocate()
+        }
+        func readAll(_ damaged: [UInt8]) -> [Bool] {
+            var attributes = coder.defaultAttributes
+            return damaged.withUnsafeBytes { raw in
+                [
+                    Result { () throws(MagicalRecordError) in try coder.decode(raw, number: 9, attributes: nil) }.map { _ in () },
+                    Result { () throws(MagicalRecordError) in try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes) },
+                    Result { () throws(MagicalRecordError) in
+                        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
+                    },
+                ].map { result in
+                    if case .failure(let error) = result, case .damagedRecord(let id) = error { #expect(id.number == 9) }
+                    if case .failure(let error) = result, case .damagedRecord = error {} else if case .failure(let error) = result {
+                        Issue.record("not a damaged record: \(error)")
+                    }
+                    return (try? result.get()) != nil
+                }
+            }
+        }
+        for length in 0..<bytes.count { #expect(readAll(Array(bytes.prefix(length)))[0] == false) }
+        for index in bytes.indices {
+            for _ in 0..<20 {
+                var damaged = bytes
+                damaged[index] = UInt8.random(in: 0...255, using: &random)
+                _ = readAll(damaged)
+            }
+        }
+        // The table out of order, and past the end.
+        let tableStart = 3
+        var swapped = bytes
+        swapped.swapAt(tableStart, tableStart + 1)
+        #expect(readAll(swapped) == [false, false, false])
+        var beyond = bytes
+        beyond[tableStart + 4] = 250
+        #expect(readAll(beyond)[0] == false)
+    }
+}
