@@ -176,18 +176,18 @@ final class RecordCoder: Sendable {
     func locateAttributes(
         _ raw: UnsafeRawBufferPointer, number: Int64, wanted: UnsafeBufferPointer<Bool>, offsets: UnsafeMutableBufferPointer<Int>
     ) throws(MagicalRecordError) {
+        let header = try header(raw, number: number)
+        if header.hasOffsetTable {
+            for position in wanted.indices where wanted[position] {
+                let range = try valueRange(ofAttribute: position, header, raw, number: number)
+                offsets[position] = range.map { raw[$0.lowerBound] != Tag.object ? $0.lowerBound : -1 } ?? -1
+            }
+            return
+        }
         var remaining = 0
         for position in wanted.indices where wanted[position] {
             offsets[position] = -1
             remaining += 1
-        }
-        let header = try header(raw, number: number)
-        if header.hasOffsetTable {
-            for position in wanted.indices where wanted[position] {
-                guard let range = try valueRange(ofAttribute: position, header, raw, number: number), raw[range.lowerBound] != Tag.object else { continue }
-                offsets[position] = range.lowerBound
-            }
-            return
         }
         var reader = ByteReader(raw, at: header.fieldsStart)
         for _ in 0..<header.count {

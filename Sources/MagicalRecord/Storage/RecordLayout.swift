@@ -27,6 +27,7 @@ enum RecordLayout {
 
         /// Reads the header of `raw`, a record of the entity coded `entityCode`; nil when it
         /// is not one.
+        @inline(__always)
         init?(_ raw: UnsafeRawBufferPointer, entityCode: Int) {
             var reader = ByteReader(raw)
             guard let version = reader.read(UInt8.self), reader.readVarint() == entityCode else { return nil }
@@ -54,6 +55,7 @@ enum RecordLayout {
 
         /// Offset tables only: where value `index` (counted in slot order) starts and ends
         /// in `raw`; nil when the table puts it out of order or past the end.
+        @inline(__always)
         func valueRange(_ index: Int, in raw: UnsafeRawBufferPointer) -> Range<Int>? {
             let start = index == 0 ? fieldsStart : fieldsStart + offset(index - 1, raw)
             let end = index == count - 1 ? raw.count : fieldsStart + offset(index, raw)
@@ -62,6 +64,7 @@ enum RecordLayout {
         }
 
         /// Offset tables only: the value index of `slot`, or nil when the record lacks it.
+        @inline(__always)
         func index(ofSlot slot: Int) -> Int? {
             guard slot < RecordLayout.maskedSlots, presence & (1 << UInt64(slot)) != 0 else { return nil }
             return (presence & ((1 << UInt64(slot)) - 1)).nonzeroBitCount
