@@ -72,17 +72,9 @@ struct RecordRewriter: Sendable {
         var builder = RecordLayout.Builder()
         var collected = migration.transform == nil ? [] : sourceDefaults
         var reader = ByteReader(raw, at: header.fieldsStart)
-        var unvisited = header.presence
-        for index in 0..<header.count {
-            let slot: Int
-            if header.hasOffsetTable {
-                slot = unvisited.trailingZeroBitCount
-                unvisited &= unvisited - 1
-                guard header.valueRange(index, in: raw)?.lowerBound == reader.position else { throw damaged(number) }
-            } else {
-                guard let listed = reader.readVarint() else { throw damaged(number) }
-                slot = listed
-            }
+        var slots = RecordLayout.SlotReader(header)
+        for _ in 0..<header.count {
+            guard let slot = slots.next(&reader, in: raw) else { throw damaged(number) }
             let start = reader.position
             guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let action = slot < actions.count ? actions[slot] : nil

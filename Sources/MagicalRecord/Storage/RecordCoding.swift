@@ -231,19 +231,9 @@ final class RecordCoder: Sendable {
     ) throws(MagicalRecordError) {
         let header = try header(raw, number: number)
         var reader = ByteReader(raw, at: header.fieldsStart)
-        var unvisited = header.presence
-        for index in 0..<header.count {
-            let slot: Int
-            if header.hasOffsetTable {
-                slot = unvisited.trailingZeroBitCount
-                unvisited &= unvisited - 1
-                // Values lie one after another, each where the table says.
-                guard header.valueRange(index, in: raw)?.lowerBound == reader.position else { throw damaged(number) }
-            } else {
-                guard let listed = reader.readVarint() else { throw damaged(number) }
-                slot = listed
-            }
-            guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
+        var slots = RecordLayout.SlotReader(header)
+        for _ in 0..<header.count {
+            guard let slot = slots.next(&reader, in: raw), let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
             if tag == Tag.object {
                 guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }

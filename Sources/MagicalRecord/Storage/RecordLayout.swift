@@ -82,6 +82,31 @@ enum RecordLayout {
         }
     }
 
+    /// Steps through a record's fields in order, in either layout.
+    struct SlotReader {
+        private let header: Header
+        private var unvisited: UInt64
+        private var index = 0
+
+        init(_ header: Header) {
+            self.header = header
+            unvisited = header.presence
+        }
+
+        /// The next field's slot, with `reader` moved to its value (its tag); nil when the
+        /// record is damaged there. Call it `header.count` times.
+        @inline(__always)
+        mutating func next(_ reader: inout ByteReader, in raw: UnsafeRawBufferPointer) -> Int? {
+            defer { index += 1 }
+            guard header.hasOffsetTable else { return reader.readVarint() }
+            let slot = unvisited.trailingZeroBitCount
+            unvisited &= unvisited - 1
+            // Values lie one after another, each where the table says.
+            guard header.valueRange(index, in: raw)?.lowerBound == reader.position else { return nil }
+            return slot
+        }
+    }
+
     /// Gathers a record's fields (each value as its tag and payload, under its slot) and
     /// writes the record in the layout its slots allow.
     struct Builder {

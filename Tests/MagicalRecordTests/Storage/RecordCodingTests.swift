@@ -5,7 +5,7 @@ import Testing
 /// Records: what is encoded decodes to the same state, in full or in part, and bytes that
 /// are not a record are a damaged-record error, never data.
 @Suite struct RecordCodingTests {
-    private static let model = try! ObjectModel(entities: [
+    static let model = try! ObjectModel(entities: [
         EntityDescription("Note", relatedBy: "noteID") {
             AttributeDescription("noteID", .integer64, optional: false)
             AttributeDescription("title", .string)

@@ -8,21 +8,7 @@ import Testing
 /// state encoded, in full, in part, and field by field in place; damaged bytes are a
 /// damaged-record error, never data and never a crash.
 @Suite struct RecordLayoutTests {
-    private static let model = try! ObjectModel(entities: [
-        EntityDescription("Note", relatedBy: "noteID") {
-            AttributeDescription("noteID", .integer64, optional: false)
-            AttributeDescription("title", .string)
-            AttributeDescription("body", .string)
-            AttributeDescription("rating", .double)
-            AttributeDescription("written", .date)
-            AttributeDescription("pinned", .boolean)
-            RelationshipDescription("author", to: "Author", inverse: "notes")
-        },
-        EntityDescription("Author", relatedBy: "authorID") {
-            AttributeDescription("authorID", .integer64, optional: false)
-            RelationshipDescription("notes", to: "Note", inverse: "author", toMany: true)
-        },
-    ])
+    private static let model = RecordCodingTests.model
     private static let properties = ["noteID", "title", "body", "rating", "written", "pinned", "author"]
 
     /// A coder whose Note properties have `slots` (in `properties` order).
