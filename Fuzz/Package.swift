@@ -51,6 +51,13 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "FuzzRecordDecoding",
+            dependencies: [
+                .product(name: "MagicalRecord", package: rootPackage),
+                .product(name: "MagicalStore", package: rootPackage),
+            ]
+        ),
+        .executableTarget(
             name: "FuzzModelXML",
             dependencies: [.product(name: "MagicalRecord", package: rootPackage)]
         ),

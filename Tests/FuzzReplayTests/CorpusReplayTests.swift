@@ -18,6 +18,7 @@ import Testing
         "FuzzDirectImport": fuzzDirectImport,
         "FuzzPredicate": fuzzPredicate,
         "FuzzModelXML": fuzzModelXML,
+        "FuzzRecordDecoding": fuzzRecordDecoding,
     ]
 
     static func inputs(_ target: String) -> [URL] {

@@ -87,6 +87,10 @@ enum RecordLayout {
         private let header: Header
         private var unvisited: UInt64
         private var index = 0
+        /// Slot lists: the slots seen so far, to refuse one listed twice (which a partial
+        /// read, taking the first, and a full one, taking the last, would read differently).
+        private var listedBelow64: UInt64 = 0
+        private var listedFrom64: Set<Int> = []
 
         init(_ header: Header) {
             self.header = header
@@ -98,7 +102,16 @@ enum RecordLayout {
         @inline(__always)
         mutating func next(_ reader: inout ByteReader, in raw: UnsafeRawBufferPointer) -> Int? {
             defer { index += 1 }
-            guard header.hasOffsetTable else { return reader.readVarint() }
+            guard header.hasOffsetTable else {
+                guard let slot = reader.readVarint() else { return nil }
+                if slot < RecordLayout.maskedSlots {
+                    guard listedBelow64 & (1 << UInt64(slot)) == 0 else { return nil }
+                    listedBelow64 |= 1 << UInt64(slot)
+                } else {
+                    guard listedFrom64.insert(slot).inserted else { return nil }
+                }
+                return slot
+            }
             let slot = unvisited.trailingZeroBitCount
             unvisited &= unvisited - 1
             // Values lie one after another, each where the table says.

@@ -136,6 +136,24 @@ import Testing
         }
     }
 
+    /// A slot list naming a slot twice would read one value in a filter (the first) and
+    /// another in the object (the last): it is a damaged record.
+    @Test func aSlotListedTwiceIsDamaged() throws {
+        let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        var bytes: [UInt8] = [RecordLayout.slotList, 1, 3, 0]
+        RecordCoder.append(.integer(7), to: &bytes)
+        bytes.append(1)
+        RecordCoder.append(.string("first"), to: &bytes)
+        bytes.append(1)
+        RecordCoder.append(.string("last"), to: &bytes)
+        let result = Result { () throws(MagicalRecordError) in try coder.decode(bytes, number: 9) }
+        guard case .failure(.damagedRecord(let id)) = result else {
+            Issue.record("decoded: \(result)")
+            return
+        }
+        #expect(id.number == 9)
+    }
+
     /// Every truncation and single-byte change of an offset-table record either decodes or
     /// is a damaged-record error, in full, partial and in-place reads alike.
     @Test func damagedOffsetTablesAreErrorsNeverCrashes() throws {
