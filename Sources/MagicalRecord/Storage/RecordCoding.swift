@@ -178,10 +178,18 @@ final class RecordCoder: Sendable {
     ) throws(MagicalRecordError) {
         let header = try header(raw, number: number)
         if header.hasOffsetTable {
-            for position in wanted.indices where wanted[position] {
-                let range = try valueRange(ofAttribute: position, header, raw, number: number)
-                offsets[position] = range.map { raw[$0.lowerBound] != Tag.object ? $0.lowerBound : -1 } ?? -1
+            let damaged = attributeSlots.withUnsafeBufferPointer { slots in
+                for position in wanted.indices where wanted[position] {
+                    guard let index = header.index(ofSlot: slots[position]) else {
+                        offsets[position] = -1
+                        continue
+                    }
+                    guard let range = header.valueRange(index, in: raw) else { return true }
+                    offsets[position] = raw[range.lowerBound] != Tag.object ? range.lowerBound : -1
+                }
+                return false
             }
+            if damaged { throw self.damaged(number) }
             return
         }
         var remaining = 0
