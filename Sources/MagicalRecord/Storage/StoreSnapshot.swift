@@ -87,18 +87,24 @@ final class StoreSnapshot: @unchecked Sendable {
         try withStoreErrors {
             let index = try transaction.tree(StoreLayout.indexTree(entityName, attribute))
             let records = try transaction.tree(StoreLayout.objectTree(entityName))
-            var states: [ObjectState] = []
-            for value in values {
-                states.removeAll(keepingCapacity: true)
-                var isIndexed = false
-                try index.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
-                    isIndexed = true
-                    let number = try Self.number(fromIndexKey: key, entityName, attribute)
-                    if let bytes = try records.get(StoreLayout.objectKey(number)) { states.append(try coder.decode(bytes, number: number)) }
-                    return true
-                }
-                try body(value, states, isIndexed)
+            // Both trees are read in key order, so that consecutive keys share leaves.
+            let prefixes = values.map(StoreLayout.indexPrefix)
+            let prefixOrder = prefixes.indices.sorted { prefixes[$0].lexicographicallyPrecedes(prefixes[$1]) }
+            var isIndexed = [Bool](repeating: false, count: values.count)
+            var found: [(number: Int64, value: Int)] = []
+            try index.scanEach(prefixes: prefixOrder.map { prefixes[$0] }) { sortedIndex, key, _ in
+                let value = prefixOrder[sortedIndex]
+                isIndexed[value] = true
+                found.append((try Self.number(fromIndexKey: Array(key), entityName, attribute), value))
             }
+            found.sort { $0.number < $1.number }
+            var states = [[ObjectState]](repeating: [], count: values.count)
+            try records.getEach(found.map { StoreLayout.objectKey($0.number) }) { position, bytes in
+                guard let bytes else { return }
+                let (number, value) = found[position]
+                states[value].append(try coder.decode(bytes, number: number))
+            }
+            for (position, value) in values.enumerated() { try body(value, states[position], isIndexed[position]) }
         }
     }
 

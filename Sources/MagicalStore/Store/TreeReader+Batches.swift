@@ -1,0 +1,91 @@
+extension TreeReader {
+    /// The values of `keys`, each handed to `body` with its index (nil when absent). Keys
+    /// in ascending order are found leaf by leaf: a key that falls inside the leaf of the
+    /// one before it is searched there, without a descent from the root, which is how an
+    /// import looks up a batch of keys.
+    public func getEach(_ keys: [[UInt8]], _ body: (_ index: Int, _ value: [UInt8]?) throws -> Void) throws {
+        guard case .page(let rootOffset) = root else {
+            for (index, key) in keys.enumerated() { try body(index, try get(key)) }
+            return
+        }
+        var window = LeafWindow(root: rootOffset, reader: reader)
+        for (index, key) in keys.enumerated() {
+            let value = try key.withUnsafeBytes { key -> LeafValue? in
+                let page = try window.leaf(for: key)
+                let position = page.lowerBound(key)
+                guard position < page.count, page.compareKey(at: position, with: key) == 0 else { return nil }
+                return page.value(at: position)
+            }
+            try body(index, try value.map { try reader.bytes(of: $0) })
+        }
+    }
+
+    /// For each of `prefixes`, every entry whose key starts with it, handed to `body` with
+    /// the prefix's index and the key and value borrowed for the call. Prefixes in ascending
+    /// order are found leaf by leaf, as in ``getEach(_:_:)``.
+    public func scanEach(
+        prefixes: [[UInt8]], _ body: (_ index: Int, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        guard case .page(let rootOffset) = root else {
+            for (index, prefix) in prefixes.enumerated() { try scanWithCursor(prefix, after: nil, index: index, body) }
+            return
+        }
+        var window = LeafWindow(root: rootOffset, reader: reader)
+        for (index, prefix) in prefixes.enumerated() {
+            // The last key handed out when the matches may go on past this leaf.
+            let unfinished = try prefix.withUnsafeBytes { prefix -> [UInt8]?? in
+                let page = try window.leaf(for: prefix)
+                var last: [UInt8]?
+                var position = page.lowerBound(prefix)
+                while position < page.count {
+                    let matched = try page.withEntry(at: position, overflow: { try reader.bytes(of: $0) }) { key, value in
+                        guard key.starts(with: prefix) else { return false }
+                        try body(index, key, value)
+                        return true
+                    }
+                    guard matched else { return nil }
+                    last = page.key(at: position)
+                    position += 1
+                }
+                return .some(last)
+            }
+            // The leaf ended while matching (or before the first match): the cursor goes on.
+            if case .some(let last) = unfinished { try scanWithCursor(prefix, after: last, index: index, body) }
+        }
+    }
+
+    /// Entries under `prefix` past `after`, through a cursor.
+    private func scanWithCursor(
+        _ prefix: [UInt8], after: [UInt8]?, index: Int,
+        _ body: (_ index: Int, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try scan(.prefix(prefix)) { key, value in
+            if let after, compareBytes(key, after) <= 0 { return true }
+            try key.withUnsafeBytes { key in try value.withUnsafeBytes { try body(index, key, $0) } }
+            return true
+        }
+    }
+}
+
+/// The leaf of a committed tree that the last key fell in, kept for the next key.
+private struct LeafWindow {
+    let root: UInt64
+    let reader: SnapshotReader
+    private var current: PageNode?
+
+    init(root: UInt64, reader: SnapshotReader) {
+        self.root = root
+        self.reader = reader
+    }
+
+    /// The leaf whose key range holds `key`: the current one when `key` lies between its
+    /// first and last keys (leaves divide the keys in order), else found from the root.
+    mutating func leaf(for key: UnsafeRawBufferPointer) throws -> PageNode {
+        if let current, current.compareKey(at: 0, with: key) <= 0, current.compareKey(at: current.count - 1, with: key) >= 0 {
+            return current
+        }
+        let page = try leafPage(for: key, root: root, reader: reader)
+        current = page
+        return page
+    }
+}

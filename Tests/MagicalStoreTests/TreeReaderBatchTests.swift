@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import MagicalStore
+
+/// Batched reads give what one read per key gives: `getEach` the value of every key (or
+/// nil), `scanEach` every entry under every prefix, whether the keys ascend (sharing leaves)
+/// or not, with inline and overflow values and matches that run across leaves.
+@Suite struct TreeReaderBatchTests {
+    /// Keys of two parts, (group, item): a group's entries are one prefix, and groups of
+    /// many items span several 1 KiB pages.
+    private func key(_ group: Int, _ item: Int) -> [UInt8] {
+        KeyEncoding.encode([.int(Int64(group)), .int(Int64(item))])
+    }
+
+    private func makeTree(_ random: inout SeededGenerator) throws -> (Store, TemporaryDirectory, [[UInt8]: [UInt8]]) {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: 1024))
+        var entries: [[UInt8]: [UInt8]] = [:]
+        try store.write { transaction in
+            let tree = try transaction.createTree("tree")
+            for group in stride(from: 0, to: 400, by: 2) {
+                let items = group % 40 == 0 ? 150 : Int.random(in: 0...3, using: &random)
+                for item in 0..<items {
+                    let size = Int.random(in: 0..<25, using: &random) == 0 ? 1_500 : Int.random(in: 0...30, using: &random)
+                    let value = random.bytes(count: size)
+                    entries[key(group, item)] = value
+                    try tree.put(key(group, item), value)
+                }
+            }
+        }
+        return (store, directory, entries)
+    }
+
+    @Test func getEachMatchesSingleGets() throws {
+        var random = SeededGenerator(seed: 21)
+        let (store, directory, entries) = try makeTree(&random)
+        _ = directory
+        let tree = try store.read().tree("tree")
+        for round in 0..<(20 * testScale) {
+            var keys = (0..<Int.random(in: 0...300, using: &random)).map { _ in
+                key(Int.random(in: -2...402, using: &random), Int.random(in: 0...160, using: &random))
+            }
+            if round % 3 != 0 { keys.sort { compareBytes($0, $1) < 0 } }
+            var seen: [[UInt8]?] = []
+            try tree.getEach(keys) { index, value in
+                #expect(index == seen.count)
+                seen.append(value)
+            }
+            #expect(seen == keys.map { entries[$0] })
+        }
+    }
+
+    @Test func scanEachMatchesPrefixScans() throws {
+        var random = SeededGenerator(seed: 22)
+        let (store, directory, entries) = try makeTree(&random)
+        _ = directory
+        let tree = try store.read().tree("tree")
+        let ordered = entries.keys.sorted { compareBytes($0, $1) < 0 }
+        for round in 0..<(20 * testScale) {
+            var groups = (0..<Int.random(in: 0...120, using: &random)).map { _ in Int.random(in: -2...402, using: &random) }
+            if round % 3 != 0 { groups.sort() }
+            let prefixes = groups.map { KeyEncoding.encode([.int(Int64($0))]) }
+            var seen: [[[UInt8]]] = Array(repeating: [], count: prefixes.count)
+            try tree.scanEach(prefixes: prefixes) { index, key, value in
+                #expect(entries[Array(key)] == Array(value))
+                seen[index].append(Array(key))
+            }
+            for (index, prefix) in prefixes.enumerated() {
+                #expect(seen[index] == ordered.filter { $0.starts(with: prefix) }, "prefix of group \(groups[index])")
+            }
+        }
+    }
+
+    @Test func anEmptyTreeHasNothing() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: 1024))
+        try store.write { transaction in _ = try transaction.createTree("tree") }
+        let tree = try store.read().tree("tree")
+        var values: [[UInt8]?] = []
+        try tree.getEach([key(0, 0), key(1, 1)]) { _, value in values.append(value) }
+        #expect(values == [nil, nil])
+        var found = 0
+        try tree.scanEach(prefixes: [KeyEncoding.encode([.int(0)])]) { _, _, _ in found += 1 }
+        #expect(found == 0)
+    }
+}
