@@ -158,10 +158,16 @@ final class RecordFilter {
     /// ``PredicateStrings`` matches them.
     private static func match(_ text: UnsafeRawBufferPointer, _ comparison: PredicateOperator, _ part: UnsafeRawBufferPointer) -> Bool {
         switch comparison {
-        case .beginsWith: return text.count >= part.count && text.prefix(part.count).elementsEqual(part)
-        case .endsWith: return text.count >= part.count && text.suffix(part.count).elementsEqual(part)
+        case .beginsWith: return text.count >= part.count && bytesEqual(text.baseAddress, part)
+        case .endsWith: return text.count >= part.count && bytesEqual(text.baseAddress.map { $0 + text.count - part.count }, part)
         default: return contains(text, part)
         }
+    }
+
+    /// Whether the bytes at `start` are `part`'s.
+    private static func bytesEqual(_ start: UnsafeRawPointer?, _ part: UnsafeRawBufferPointer) -> Bool {
+        guard let start, let bytes = part.baseAddress, !part.isEmpty else { return true }
+        return memcmp(start, bytes, part.count) == 0
     }
 
     private static func contains(_ text: UnsafeRawBufferPointer, _ part: UnsafeRawBufferPointer) -> Bool {

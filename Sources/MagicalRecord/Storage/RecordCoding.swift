@@ -358,10 +358,11 @@ final class RecordCoder: Sendable {
 
     private static func readText(_ reader: inout ByteReader) -> String? {
         guard let count = reader.readVarint(), let start = reader.skip(count) else { return nil }
-        let text = UnsafeRawBufferPointer(rebasing: reader.bytes[start..<start + count]).assumingMemoryBound(to: UInt8.self)
+        let raw = UnsafeRawBufferPointer(rebasing: reader.bytes[start..<start + count])
+        let text = raw.assumingMemoryBound(to: UInt8.self)
         // ASCII needs no validation, and `String(validating:)` is a generic call that looks
         // its metadata up each time: the common case goes the direct way.
-        if text.allSatisfy({ $0 < 0x80 }) { return String(decoding: text, as: UTF8.self) }
+        if RecordField.isASCII(raw) { return String(decoding: text, as: UTF8.self) }
         return String(validating: text, as: UTF8.self)
     }
 }

@@ -23,7 +23,23 @@ enum RecordField {
         var reader = ByteReader(record, at: payload)
         guard let count = reader.readVarint(), let start = reader.skip(count) else { return nil }
         let text = UnsafeRawBufferPointer(rebasing: record[start..<start + count])
-        return text.contains(where: { $0 >= 0x80 }) ? nil : text
+        return isASCII(text) ? text : nil
+    }
+
+    /// Whether every byte is below 0x80 (ASCII text needs no UTF-8 validation), eight at a
+    /// time.
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        var high: UInt64 = 0
+        while index + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            high |= UInt64(bytes[index])
+            index += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     /// A constant a field is ordered against in place; a string's bytes the caller holds.

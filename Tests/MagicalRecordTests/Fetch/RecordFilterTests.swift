@@ -27,7 +27,13 @@ import Testing
         return try RecordCoder(entity: Self.entity, slots: slots)
     }
 
-    private static let texts = ["", "a", "ab", "abc", "b", "Zoë", "zoe", "\u{0}", "中文", "e\u{301}", "dflt", "ABC"]
+    /// Short and long (past a word of eight bytes), with non-ASCII bytes before and after
+    /// the first eight.
+    private static let texts = [
+        "", "a", "ab", "abc", "b", "Zoë", "zoe", "\u{0}", "中文", "e\u{301}", "dflt", "ABC",
+        "abcdefghij", "abcdefghijé", "ébcdefghij", "abcdéfghij", "abcde\u{301}fghij", "ABCDÉFGHIJ",
+        "abcdefghijklmnopq", "ijklmnopq", "abcdf",
+    ]
     private static let numbers: [Double] = [-2, -1, -0.5, 0, 0.5, 1, 2, 3, 1e19, -1e19, .nan, .infinity, 9_007_199_254_740_992]
 
     private func randomValue(_ generator: inout SeededGenerator) -> AttributeValue {
@@ -123,6 +129,36 @@ import Testing
         }
     }
 
+    /// Every stored text against every constant text under every operator, with and without
+    /// options: the in-place byte tests must step aside for exactly the texts they cannot
+    /// decide (non-ASCII anywhere, canonically equal but different bytes).
+    @Test func everyTextPairAgreesWithTheEvaluator() throws {
+        let coder = try coder()
+        let operators: [PredicateOperator] = [
+            .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo,
+            .beginsWith, .endsWith, .contains, .like,
+        ]
+        let position = try #require(Self.names.firstIndex(of: "name"))
+        for stored in Self.texts {
+            var state = ObjectState(id: ObjectID(entityName: "Item", number: 7), entity: Self.entity)
+            state.attributes[position] = .string(stored)
+            let bytes = coder.encode(state)
+            for constant in Self.texts {
+                for comparison in operators {
+                    for options: PredicateOptions in [[], .caseInsensitive] {
+                        let predicate = ObjectPredicate.comparison(PredicateComparison(
+                            .keyPath(PredicateKeyPath("name")), comparison, .constant(.string(constant)), options: options))
+                        let compiled = CompiledPredicate(predicate, entity: Self.entity)
+                        let filter = try #require(RecordFilter(compiled, coder: coder, entityName: "Item"))
+                        let expected = try compiled.evaluate(attributes: state.attributes) { _ in false }
+                        let actual = try bytes.withUnsafeBytes { raw throws(MagicalRecordError) in try filter.matches(raw, number: 7) }
+                        #expect(actual == expected, "\(compiled) on \(stored.debugDescription)")
+                    }
+                }
+            }
+        }
+    }
+
     /// A cut record is a damaged-record error up to the tested field's end; past it the
     /// filter (which stops reading once it has its fields) may answer, and then rightly.
     @Test func aDamagedRecordIsATypedErrorNeverAWrongAnswer() throws {
@@ -143,6 +179,27 @@ import Testing
             if result == .value(true) { answered += 1 } else { #expect(answered == 0, "an error after an answer, at \(cut)") }
         }
         #expect(answered < bytes.count - 5)
+    }
+
+    /// Stored text that is not UTF-8 (a byte of 0x80 or more anywhere in a long text) is a
+    /// damaged record for the in-place tests too, as it is for the decoder.
+    @Test(arguments: [0, 3, 4, 7, 8, 11])
+    func storedTextThatIsNotUTF8IsADamagedRecord(at offset: Int) throws {
+        let coder = try coder()
+        let position = try #require(Self.names.firstIndex(of: "name"))
+        let text = "abcdefghijkl"
+        var state = ObjectState(id: ObjectID(entityName: "Item", number: 7), entity: Self.entity)
+        state.attributes[position] = .string(text)
+        var bytes = [UInt8](coder.encode(state))
+        let start = try #require(bytes.indices.first { bytes[$0...].starts(with: text.utf8) })
+        bytes[start + offset] = 0xFF
+        #expect(throws: MagicalRecordError.self) { try coder.decode(bytes, number: 7) }
+        let damaged = Outcome.otherError("\(MagicalRecordError.damagedRecord(ObjectID(entityName: "Item", number: 7)))")
+        for format in ["name == 'abcdefghijkl'", "name < 'b'", "name BEGINSWITH 'abc'", "name ENDSWITH 'jkl'", "name CONTAINS 'e'"] {
+            let filter = try #require(RecordFilter(CompiledPredicate(try ObjectPredicate(format: format), entity: Self.entity), coder: coder, entityName: "Item"))
+            let result = bytes.withUnsafeBytes { raw in outcome { () throws(MagicalRecordError) in try filter.matches(raw, number: 7) } }
+            #expect(result == damaged, "\(format)")
+        }
     }
 
     @Test func aPartThatReadsMoreThanAttributesHasNoFilter() throws {
