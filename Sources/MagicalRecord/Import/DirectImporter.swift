@@ -90,7 +90,7 @@ struct DirectImporter {
     /// Imports and commits one batch that ``accepts(_:)``, counting it in `result`. On
     /// error nothing of it is committed.
     func importBatch(_ records: [ImportRecord], result: inout ImportResult) throws(MagicalRecordError) {
-        var batch = DirectBatch(snapshot: try context.stack.store.snapshot(), store: context.stack.store)
+        var batch = DirectBatch(snapshot: try context.stack.store.snapshot(), store: context.stack.store, capacity: records.count)
         try batch.lookUp(collectKeys(records))
         result.recordsRead += records.count
         for record in records {
@@ -228,9 +228,16 @@ private struct DirectBatch {
     /// check need not search for them again.
     private var absentKeys: [String: Set<AttributeValue>] = [:]
 
-    init(snapshot: StoreSnapshot, store: ObjectStore) {
+    /// `capacity`: the batch's records. Its tables are made that large at once: growing
+    /// them rehashed every entry again and again.
+    init(snapshot: StoreSnapshot, store: ObjectStore, capacity: Int) {
         self.snapshot = snapshot
         self.store = store
+        states.reserveCapacity(capacity)
+        order.reserveCapacity(capacity)
+        inserted.reserveCapacity(capacity)
+        found.reserveCapacity(capacity)
+        foundIDs.reserveCapacity(capacity)
     }
 
     /// Finds the wanted keys through each entity's key index.
@@ -239,6 +246,7 @@ private struct DirectBatch {
             guard let position = store.model.entity(named: entityName)?.slot(ofAttribute: key.attribute.name) else { continue }
             var found: [AttributeValue: ObjectID] = [:]
             found.reserveCapacity(keys.count)
+            stored.reserveCapacity(stored.count + keys.count)
             var absent = Set<AttributeValue>(minimumCapacity: keys.count)
             let sorted = keys.sorted { AttributeValue.compare($0, $1) == .orderedAscending }
             try snapshot.statesByIndexedValue(entityName, key.attribute.name, sorted) { value, states, isIndexed in
