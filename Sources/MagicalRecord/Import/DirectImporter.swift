@@ -193,37 +193,41 @@ struct DirectImporter {
     }
 
     private func apply(_ plan: RecordPlan, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
-        let id = batch.object(of: mapping.entity, keyedBy: mapping.key?.attribute, key: plan.key, result: &result)
-        if let index = batch.states.index(forKey: id) {
-            // One lookup for all of them, the state changed in place.
-            for (position, value) in plan.attributes { batch.states.values[index].attributes[position] = value }
-        }
+        let index = batch.object(of: mapping.entity, keyedBy: mapping.key?.attribute, key: plan.key, result: &result)
+        for (position, value) in plan.attributes { batch.entries[index].state.attributes[position] = value }
         for (byKey, key) in plan.targets {
             let target = key.map { batch.object(of: byKey.destination, keyedBy: byKey.targetKey.attribute, key: $0, result: &result) }
-            try batch.link(id, byKey.mapping.position, to: target, inverse: byKey.inverse)
+            batch.link(index, byKey.mapping.position, to: target, inverse: byKey.inverse)
         }
     }
 }
 
 /// One batch's states on their way to its commit: those found by key (as stored) and
-/// those made, with what the batch did to them.
+/// those made, with what the batch did to them. Objects are kept in an array and named
+/// by their place in it: a table of states by id copied and rehashed whole states.
 private struct DirectBatch {
+    /// An object the batch found or made.
+    struct Entry {
+        var state: ObjectState
+        /// As stored; nil for an object the batch made.
+        let stored: ObjectState?
+        /// Found by key (not only left, like a person's previous department): the result
+        /// counts it as updated or unchanged.
+        var isFound = false
+    }
+
     let snapshot: StoreSnapshot
     let store: ObjectStore
     /// Object ids by entity and key: found in the store, or made in this batch.
     var known: [String: [AttributeValue: ObjectID]] = [:]
     /// Stored states of the objects found, as they were.
     var stored: [ObjectID: ObjectState] = [:]
-    /// The batch's states of every object it found or made, in the order first touched.
-    var states: [ObjectID: ObjectState] = [:]
-    var order: [ObjectID] = []
-    var inserted: Set<ObjectID> = []
+    /// Every object the batch found or made, in the order first touched.
+    var entries: [Entry] = []
+    /// Places in `entries`, by id.
+    private var positions: [ObjectID: Int] = [:]
     /// Members that left stored to-many relationships, written as deletions.
     var removals: Set<RemovedTarget> = []
-    /// Stored objects the batch found by key: those the result counts as updated or
-    /// unchanged (not those it only left, like a person's previous department).
-    var found: [ObjectID] = []
-    private var foundIDs: Set<ObjectID> = []
     /// Keys the look-up did not find in the store, by entity: the commit's uniqueness
     /// check need not search for them again.
     private var absentKeys: [String: Set<AttributeValue>] = [:]
@@ -233,11 +237,8 @@ private struct DirectBatch {
     init(snapshot: StoreSnapshot, store: ObjectStore, capacity: Int) {
         self.snapshot = snapshot
         self.store = store
-        states.reserveCapacity(capacity)
-        order.reserveCapacity(capacity)
-        inserted.reserveCapacity(capacity)
-        found.reserveCapacity(capacity)
-        foundIDs.reserveCapacity(capacity)
+        entries.reserveCapacity(capacity)
+        positions.reserveCapacity(capacity)
     }
 
     /// Finds the wanted keys through each entity's key index.
@@ -261,13 +262,12 @@ private struct DirectBatch {
         }
     }
 
-    /// The object of `entity` with `key` (found, or made earlier in the batch), else a new
-    /// one, touched for this batch.
-    mutating func object(of entity: Entity, keyedBy attribute: AttributeDescription?, key: AttributeValue?, result: inout ImportResult) -> ObjectID {
-        if let key, let id = known[entity.name]?[key] {
-            touch(id)
-            if !inserted.contains(id), foundIDs.insert(id).inserted { found.append(id) }
-            return id
+    /// The place in `entries` of the object of `entity` with `key` (found, or made earlier
+    /// in the batch), else of a new one.
+    mutating func object(of entity: Entity, keyedBy attribute: AttributeDescription?, key: AttributeValue?, result: inout ImportResult) -> Int {
+        if let key, let id = known[entity.name]?[key], let index = touch(id) {
+            if entries[index].stored != nil { entries[index].isFound = true }
+            return index
         }
         let id = ObjectID(entityName: entity.name, number: store.allocateNumber())
         var state = ObjectState(id: id, entity: entity)
@@ -275,42 +275,45 @@ private struct DirectBatch {
             state.attributes[position] = key
             known[entity.name, default: [:]][key] = id
         }
-        states[id] = state
-        order.append(id)
-        inserted.insert(id)
         result.created += 1
-        return id
+        return append(Entry(state: state, stored: nil))
     }
 
-    /// Makes the batch's state of a stored object from its stored one, once.
-    private mutating func touch(_ id: ObjectID) {
-        guard states[id] == nil, let state = stored[id] else { return }
-        states[id] = state
-        order.append(id)
+    /// The place of a found or made object; a stored one gets its entry the first time.
+    private mutating func touch(_ id: ObjectID) -> Int? {
+        if let index = positions[id] { return index }
+        guard let state = stored[id] else { return nil }
+        return append(Entry(state: state, stored: state))
     }
 
-    /// Sets to-one `position` of `source` to `target`, moving `source` from its previous
-    /// target's inverse to the new one's, as ``ManagedObject/setTargets`` does.
-    mutating func link(
-        _ source: ObjectID, _ position: Int, to target: ObjectID?, inverse: (position: Int, relationship: RelationshipDescription)?
-    ) throws(MagicalRecordError) {
-        guard case .toOne(let previous) = states[source]?.relationships[position], previous != target else { return }
-        states[source]?.relationships[position] = .toOne(target)
+    private mutating func append(_ entry: Entry) -> Int {
+        positions[entry.state.id] = entries.count
+        entries.append(entry)
+        return entries.count - 1
+    }
+
+    /// Sets to-one `position` of `source` to `target` (places in `entries`), moving
+    /// `source` from its previous target's inverse to the new one's, as
+    /// ``ManagedObject/setTargets`` does.
+    mutating func link(_ source: Int, _ position: Int, to target: Int?, inverse: (position: Int, relationship: RelationshipDescription)?) {
+        let targetID = target.map { entries[$0].state.id }
+        guard case .toOne(let previous) = entries[source].state.relationships[position], previous != targetID else { return }
+        entries[source].state.relationships[position] = .toOne(targetID)
         guard let inverse else { return }
+        let sourceID = entries[source].state.id
         if let previous {
             // The previous target's members are not read: one that joined in this batch
             // leaves its additions, a stored one is deleted from the store's set.
-            if states[previous]?.removeTarget(source, at: inverse.position) != true {
-                removals.insert(RemovedTarget(owner: previous, position: inverse.position, target: source))
-            }
+            let left = positions[previous].map { entries[$0].state.removeTarget(sourceID, at: inverse.position) } ?? false
+            if !left { removals.insert(RemovedTarget(owner: previous, position: inverse.position, target: sourceID)) }
         }
-        if let target {
+        if let target, let targetID {
             // Back where it is stored: the deletion is called off, nothing is added.
-            guard removals.remove(RemovedTarget(owner: target, position: inverse.position, target: source)) == nil else { return }
-            switch states[target]?.relationships[inverse.position] {
-            case .added(let extra) where extra.contains(source): return
-            case .toMany(let list) where list.contains(source): return
-            default: states[target]?.appendTarget(source, at: inverse.position)
+            guard removals.remove(RemovedTarget(owner: targetID, position: inverse.position, target: sourceID)) == nil else { return }
+            switch entries[target].state.relationships[inverse.position] {
+            case .added(let extra) where extra.contains(sourceID): return
+            case .toMany(let list) where list.contains(sourceID): return
+            default: entries[target].state.appendTarget(sourceID, at: inverse.position)
             }
         }
     }
@@ -319,24 +322,40 @@ private struct DirectBatch {
     /// objects are counted as updated or unchanged, as the object path counts them.
     func changes(counting result: inout ImportResult) -> ChangeSet {
         var changes = ChangeSet()
-        changes.upserts.reserveCapacity(order.count)
-        changes.inserted = inserted
+        changes.upserts.reserveCapacity(entries.count)
         changes.removedTargets = Array(removals)
         changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: stored, absentKeys: absentKeys)
-        for id in order {
-            guard let state = states[id], inserted.contains(id) || state != stored[id] else { continue }
-            changes.upserts.append(state)
-        }
-        // Changed by content, as the object path counts: a stored member that left, or
-        // anything else that differs (additions emptied again are no change).
         let leftOwners = Set(removals.map(\.owner))
-        for id in found {
-            guard var state = states[id] else { continue }
-            for position in state.relationships.indices {
-                if case .added(let extra) = state.relationships[position], extra.ids.isEmpty { state.relationships[position] = .unloaded }
+        for index in entries.indices {
+            guard let stored = entries[index].stored else {
+                changes.inserted.insert(entries[index].state.id)
+                changes.upserts.append(entries[index].state)
+                continue
             }
-            if state != stored[id] || leftOwners.contains(id) { result.updated += 1 } else { result.unchanged += 1 }
+            let isChanged = entries[index].state != stored
+            if isChanged { changes.upserts.append(entries[index].state) }
+            guard entries[index].isFound else { continue }
+            if leftOwners.contains(stored.id) || (isChanged && entries[index].changedByContent) {
+                result.updated += 1
+            } else {
+                result.unchanged += 1
+            }
         }
         return changes
+    }
+}
+
+private extension DirectBatch.Entry {
+    /// Whether the batch changed the object by content, as the object path counts: a
+    /// stored member that left is counted by the caller; additions emptied again are no
+    /// change.
+    var changedByContent: Bool {
+        guard let stored else { return true }
+        if state.attributes != stored.attributes { return true }
+        var state = state
+        for position in state.relationships.indices {
+            if case .added(let extra) = state.relationships[position], extra.ids.isEmpty { state.relationships[position] = .unloaded }
+        }
+        return state != stored
     }
 }
