@@ -223,6 +223,20 @@ import Testing
         }
     }
 
+    /// Regression test: the replaced file stayed open after a compaction, held by the
+    /// cached tree directory until the next read, which then paid for closing it (and the
+    /// kernel for dropping the file's cached pages).
+    @Test func compactionLetsTheReplacedFileGo() throws {
+        let memory = MemoryFileSystem()
+        let store = try Store(path: Self.path, options: Self.options(memory))
+        try store.write { try $0.createTree("tree").put([1], [1]) }
+        #expect(try store.read().tree("tree").get([1]) == [1])
+        try store.compact()
+        #expect(memory.openUnnamedFileCount == 0)
+        #expect(try store.read().tree("tree").get([1]) == [1])
+        try store.close()
+    }
+
     /// Regression test: a process that died between renaming a new file into place (creation
     /// or compaction) and syncing the directory left a rename that a power cut could still
     /// undo, and the next process, opening the renamed file, acknowledged commits that the

@@ -190,6 +190,15 @@ public final class MemoryFileSystem: StorageFileSystem {
         }
     }
 
+    /// Files a handle keeps open that no current name leads to (a replaced store file not
+    /// yet let go).
+    var openUnnamedFileCount: Int {
+        state.withLock { state in
+            let named = Set(state.names.values)
+            return state.nodes.count { !named.contains($0.key) && $0.value.openHandles > 0 }
+        }
+    }
+
     func releaseLock(at path: String, token: Int) {
         state.withLock { state in
             if state.locks[path] == token { state.locks[path] = nil }

@@ -54,13 +54,18 @@ extension Store {
             try? fileSystem.removeFile(at: temporary)
             throw error
         }
-        // From here on the new file is the store.
-        state.withLock { state in
+        // From here on the new file is the store. The cached directory reads the old one:
+        // it goes here, so closing that file (and the kernel dropping its cached pages) is
+        // the compaction's cost, not the next reader's.
+        let oldDirectory = state.withLock { state -> TreeDirectory? in
+            defer { state.directory = nil }
             state.file = newFile
             state.latest = commit
             state.superblock = superblock
             state.syncedThrough = commit.end
+            return state.directory
         }
+        withExtendedLifetime(oldDirectory) {}
         if syncing {
             do {
                 try fileSystem.syncDirectory(containing: path)
