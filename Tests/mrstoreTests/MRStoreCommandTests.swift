@@ -67,6 +67,7 @@ import Testing
         let check = try Self.run("check", store)
         #expect(check.status == 0, "\(check.errors)")
         #expect(check.output.hasPrefix("ok:"))
+        #expect(check.output.contains("  o.Person: 2000 entries, "), "\(check.output)")
 
         let again = try Self.run("demo", store, "--records", "10")
         #expect(again.status != 0)

@@ -15,7 +15,17 @@ public struct StoreChecker {
         public var commits = 0
         public var latestTransaction: UInt64 = 0
         public var treeEntries = 0
+        /// Each tree of the latest commit, in name order, with what it takes on disk.
+        public var trees: [TreeUsage] = []
         public var isSound: Bool { problems.isEmpty }
+    }
+
+    /// One tree's entries and the bytes of its frames (pages and overflow values): where a
+    /// store's size goes.
+    public struct TreeUsage: Sendable, Equatable {
+        public var name: String
+        public var entries: Int
+        public var bytes: UInt64
     }
 
     let path: String
@@ -167,12 +177,14 @@ private struct TreeWalker {
                 continue
             }
             guard entry.root != 0 else {
+                report.trees.append(.init(name: displayName, entries: 0, bytes: 0))
                 if entry.count != 0 { problem(commit.record.catalogRoot, "empty tree \"\(displayName)\" has a count of \(entry.count)") }
                 continue
             }
             let (count, bytes) = checkTree(root: entry.root) { _, _ in }
             reachable += bytes
             report.treeEntries += Int(count)
+            report.trees.append(.init(name: displayName, entries: Int(count), bytes: bytes))
             if count != entry.count {
                 problem(entry.root, "tree \"\(displayName)\" has \(count) entries, the catalog says \(entry.count)")
             }
