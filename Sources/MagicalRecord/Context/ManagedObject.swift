@@ -55,7 +55,13 @@ open class ManagedObject: CustomStringConvertible {
     }
 
     public func attributeValue(forKey key: String) throws(MagicalRecordError) -> AttributeValue {
-        guard let position = entity.slot(ofAttribute: key) else { throw .unknownAttribute(entity: entity.name, name: key) }
+        try attributeValue(at: entity.slot(ofAttribute: key), forKey: key)
+    }
+
+    /// The attribute at `position` of the entity's attributes, named `key`; nil: the
+    /// entity has no such attribute.
+    func attributeValue(at position: Int?, forKey key: String) throws(MagicalRecordError) -> AttributeValue {
+        guard let position else { throw .unknownAttribute(entity: entity.name, name: key) }
         return withContextLock { state.attributes[position] }
     }
 

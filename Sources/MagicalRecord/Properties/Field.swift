@@ -37,10 +37,12 @@ public struct Field<Value: AttributeConvertible>: DeclaredProperty {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
         get {
-            let name = PropertyName.resolve(object[keyPath: storageKeyPath].declaredName, storage: storageKeyPath)
+            let (name, position) = PropertyName.attribute(storage: storageKeyPath, entity: object.entity) {
+                object[keyPath: storageKeyPath].declaredName
+            }
             let stored: AttributeValue
             do {
-                stored = try object.attributeValue(forKey: name)
+                stored = try object.attributeValue(at: position, forKey: name)
             } catch {
                 object.readFailed(name, error.description)
                 return Value.valueForNil

@@ -132,6 +132,45 @@ import Testing
         try main.saveToPersistentStore()
     }
 
+    final class Shifter: ManagedObject {
+        @Field var first: String?
+        @Field("second") var other: Int64
+    }
+
+    /// The same class in two models that put its attributes at other positions, read in
+    /// turn: each read finds the attribute where its object's own entity has it.
+    @Test func fieldsReadTheirAttributeWhereverTheirEntityPutsIt() throws {
+        MagicalRecord.register(Shifter.self)
+        func context(_ model: ObjectModel) throws -> ManagedObjectContext {
+            let options = StoreOptions(durability: .none, fileSystem: MemoryFileSystem(tracksDurability: false))
+            return ObjectStack(store: try ObjectStore(path: "/shifter.store", model: model, options: options)).makeContexts().main
+        }
+        let inOrder = try context(ObjectModel(entities: [
+            EntityDescription("Shifter") {
+                AttributeDescription("first", .string)
+                AttributeDescription("second", .integer64)
+            },
+        ]))
+        let reversed = try context(ObjectModel(entities: [
+            EntityDescription("Shifter") {
+                AttributeDescription("padding", .string)
+                AttributeDescription("second", .integer64)
+                AttributeDescription("first", .string)
+            },
+        ]))
+        let one = try Shifter.createEntity(in: inOrder)
+        let two = try Shifter.createEntity(in: reversed)
+        one.first = "one"
+        one.other = 1
+        two.first = "two"
+        two.other = 2
+        for _ in 0..<3 {
+            #expect(one.first == "one" && two.first == "two")
+            #expect(one.other == 1 && two.other == 2)
+            #expect(two["padding"] == .null)
+        }
+    }
+
     @Test func everyConvertibleTypeRoundTripsThroughTheStore() throws {
         let (root, main) = try makeStack()
         let gadget = try Gadget.createEntity(in: main)
