@@ -193,10 +193,10 @@ struct DirectImporter {
     }
 
     private func apply(_ plan: RecordPlan, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
-        let index = batch.object(of: mapping.entity, keyedBy: mapping.key?.attribute, key: plan.key, result: &result)
+        let index = batch.object(of: mapping.entity, keyedBy: mapping.key?.position, key: plan.key, result: &result)
         for (position, value) in plan.attributes { batch.entries[index].state.attributes[position] = value }
         for (byKey, key) in plan.targets {
-            let target = key.map { batch.object(of: byKey.destination, keyedBy: byKey.targetKey.attribute, key: $0, result: &result) }
+            let target = key.map { batch.object(of: byKey.destination, keyedBy: byKey.targetKey.position, key: $0, result: &result) }
             batch.link(index, byKey.mapping.position, to: target, inverse: byKey.inverse)
         }
     }
@@ -263,15 +263,15 @@ private struct DirectBatch {
     }
 
     /// The place in `entries` of the object of `entity` with `key` (found, or made earlier
-    /// in the batch), else of a new one.
-    mutating func object(of entity: Entity, keyedBy attribute: AttributeDescription?, key: AttributeValue?, result: inout ImportResult) -> Int {
+    /// in the batch), else of a new one. `keyPosition`: the key attribute's position.
+    mutating func object(of entity: Entity, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
         if let key, let id = known[entity.name]?[key], let index = touch(id) {
             if entries[index].stored != nil { entries[index].isFound = true }
             return index
         }
         let id = ObjectID(entityName: entity.name, number: store.allocateNumber())
         var state = ObjectState(id: id, entity: entity)
-        if let attribute, let key, let position = entity.slot(ofAttribute: attribute.name) {
+        if let position = keyPosition, let key {
             state.attributes[position] = key
             known[entity.name, default: [:]][key] = id
         }
@@ -286,7 +286,7 @@ private struct DirectBatch {
         return append(Entry(state: state, stored: state))
     }
 
-    private mutating func append(_ entry: Entry) -> Int {
+    private mutating func append(_ entry: consuming Entry) -> Int {
         positions[entry.state.id] = entries.count
         entries.append(entry)
         return entries.count - 1

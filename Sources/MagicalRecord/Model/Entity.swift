@@ -19,6 +19,12 @@ public final class Entity: Sendable, CustomStringConvertible {
     /// Attributes kept in an index: those marked indexed, and the key.
     public let indexedAttributes: [String]
 
+    /// A new object's values: each attribute's default, each relationship empty. Made once:
+    /// an import makes thousands of objects, and reading every description for each one
+    /// retained all of its fields.
+    let defaultAttributes: [AttributeValue]
+    let emptyRelationships: [RelationshipState]
+
     private let attributeSlots: [String: Int]
     private let relationshipSlots: [String: Int]
     /// Problems of the ``ManagedObject`` subclasses checked against this entity, by class.
@@ -40,6 +46,8 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.concreteEntities = concreteEntities
         self.keyAttribute = keyAttribute
         self.indexedAttributes = attributes.filter { $0.isIndexed || $0.name == keyAttribute }.map(\.name)
+        defaultAttributes = attributes.map(\.defaultValue)
+        emptyRelationships = relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
         attributeSlots = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
         relationshipSlots = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
     }

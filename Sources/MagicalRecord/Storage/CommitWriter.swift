@@ -94,14 +94,16 @@ struct CommitWriter {
         for index in writer.indexes {
             var entries: [(key: [UInt8], value: [UInt8])] = []
             var removed: [[UInt8]] = []
-            for (state, old) in zip(states, olds) {
-                let oldValue = old?.attributes[index.position]
-                let newValue = state.attributes[index.position]
+            // By position, not by zipped elements: those copied each whole state.
+            for position in states.indices {
+                let oldValue = olds[position]?.attributes[index.position]
+                let newValue = states[position].attributes[index.position]
                 guard oldValue != newValue else { continue }
-                if let oldValue { removed.append(StoreLayout.indexKey(oldValue, state.id.number)) }
-                let key = StoreLayout.indexKey(newValue, state.id.number)
+                let number = states[position].id.number
+                if let oldValue { removed.append(StoreLayout.indexKey(oldValue, number)) }
+                let key = StoreLayout.indexKey(newValue, number)
                 guard key.count <= limit else {
-                    failures.append(ValidationFailure(object: state.id, reason: .tooLongToIndex(attribute: index.attribute, bytes: key.count, limit: limit)))
+                    failures.append(ValidationFailure(object: states[position].id, reason: .tooLongToIndex(attribute: index.attribute, bytes: key.count, limit: limit)))
                     continue
                 }
                 entries.append((key, []))
@@ -124,15 +126,18 @@ struct CommitWriter {
     /// few departments.
     private func writeRelationships(of states: [ObjectState], _ olds: [ObjectState?], entity: Entity) throws {
         var additions: [Int: [(key: [UInt8], value: [UInt8])]] = [:]
-        for (state, old) in zip(states, olds) {
-            for (position, relationship) in entity.relationships.enumerated() where relationship.isToMany {
-                switch state.relationships[position] {
+        let toMany = entity.relationships.indices.filter { entity.relationships[$0].isToMany }
+        guard !toMany.isEmpty else { return }
+        for index in states.indices {
+            for position in toMany {
+                switch states[index].relationships[position] {
                 case .toMany(let targets):
-                    try replaceTargets(of: state.id, relationship, with: targets, isNew: old == nil)
+                    try replaceTargets(of: states[index].id, entity.relationships[position], with: targets, isNew: olds[index] == nil)
                 case .added(let extra):
                     // The set is keyed by target: one already there is written over unchanged.
+                    let owner = states[index].id.number
                     for target in extra.ids {
-                        additions[position, default: []].append((KeyEncoding.encode([.int(state.id.number), .int(target.number)]), try encodedTarget(target)))
+                        additions[position, default: []].append((KeyEncoding.encode([.int(owner), .int(target.number)]), try encodedTarget(target)))
                     }
                 default:
                     continue
@@ -153,18 +158,19 @@ struct CommitWriter {
         guard let keyIndex = writer.key else { return [] }
         var failures: [ValidationFailure] = []
         var claimed = Set<AttributeValue>(minimumCapacity: states.count)
-        for (state, old) in zip(states, olds) {
-            let value = state.attributes[keyIndex.position]
-            guard !value.isNull, old?.attributes[keyIndex.position] != value else { continue }
+        for position in states.indices {
+            let value = states[position].attributes[keyIndex.position]
+            guard !value.isNull, olds[position]?.attributes[keyIndex.position] != value else { continue }
+            let id = states[position].id
             var taken = !claimed.insert(value).inserted
             if !taken, !absent.contains(value) {
                 try keyIndex.tree.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
-                    guard case .int(let number)? = try KeyEncoding.decode(key).last, number != state.id.number else { return true }
+                    guard case .int(let number)? = try KeyEncoding.decode(key).last, number != id.number else { return true }
                     taken = true
                     return false
                 }
             }
-            if taken { failures.append(ValidationFailure(object: state.id, reason: .duplicateKey(attribute: keyIndex.attribute, value: value))) }
+            if taken { failures.append(ValidationFailure(object: id, reason: .duplicateKey(attribute: keyIndex.attribute, value: value))) }
         }
         return failures
     }

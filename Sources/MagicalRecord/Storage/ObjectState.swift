@@ -13,8 +13,8 @@ struct ObjectState: Sendable, Equatable {
     /// A new object: every attribute at its default, no relationships.
     init(id: ObjectID, entity: Entity) {
         self.id = id
-        attributes = entity.attributes.map(\.defaultValue)
-        relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        attributes = entity.defaultAttributes
+        relationships = entity.emptyRelationships
     }
 
     /// Appends `target` to the to-many at `position`, in place (linking an inverse to a
