@@ -232,13 +232,15 @@ private struct DirectBatch {
     /// check need not search for them again.
     private var absentKeys: [String: Set<AttributeValue>] = [:]
 
-    /// `capacity`: the batch's records. Its tables are made that large at once: growing
-    /// them rehashed every entry again and again.
+    /// `capacity`: the batch's records. Its tables are made that large at once, with room
+    /// for some targets: growing them rehashed every entry again and again, and an array
+    /// one entry too small doubled.
     init(snapshot: StoreSnapshot, store: ObjectStore, capacity: Int) {
         self.snapshot = snapshot
         self.store = store
-        entries.reserveCapacity(capacity)
-        positions.reserveCapacity(capacity)
+        let withTargets = capacity + capacity / 16 + 64
+        entries.reserveCapacity(withTargets)
+        positions.reserveCapacity(withTargets)
     }
 
     /// Finds the wanted keys through each entity's key index.
@@ -247,7 +249,6 @@ private struct DirectBatch {
             guard let position = store.model.entity(named: entityName)?.slot(ofAttribute: key.attribute.name) else { continue }
             var found: [AttributeValue: ObjectID] = [:]
             found.reserveCapacity(keys.count)
-            stored.reserveCapacity(stored.count + keys.count)
             var absent = Set<AttributeValue>(minimumCapacity: keys.count)
             let sorted = keys.sorted { AttributeValue.compare($0, $1) == .orderedAscending }
             try snapshot.statesByIndexedValue(entityName, key.attribute.name, sorted) { value, states, isIndexed in
