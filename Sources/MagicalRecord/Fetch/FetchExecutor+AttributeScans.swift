@@ -36,13 +36,17 @@ extension FetchExecutor {
         let name = entity.name
         let coder = try view.snapshot.store.coder(for: name)
         let filter = try self.compiled[name].map { compiled throws(MagicalRecordError) in try recordFilter(compiled, coder) }
-        var mask = coder.decodeMask(predicateKeys)?.attributes ?? Array(repeating: false, count: entity.attributes.count)
-        for position in positions { mask[position] = true }
+        var wanted = coder.decodeMask(predicateKeys)?.attributes ?? Array(repeating: false, count: entity.attributes.count)
+        for position in positions { wanted[position] = true }
+        // A constant: the closure reads a captured variable through its box, a retain per record.
+        let mask = wanted
         var attributes = coder.defaultAttributes
         var failure: MagicalRecordError?
+        // Read once: per record it cost a retain and release of the view's tables.
+        let hasOverlays = view.hasOverlays
         try view.snapshot.scanRecords(name) { number, record in
             do throws(MagicalRecordError) {
-                if view.hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
+                if hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
                 if try filter?.matches(record, number: number) == false { return true }
                 if try skipping(number, record) { return true }
                 try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
