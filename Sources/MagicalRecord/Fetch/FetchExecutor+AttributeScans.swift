@@ -12,26 +12,37 @@ extension FetchExecutor {
     /// nothing, when the fetch does not qualify (subentities, an index plan, a predicate
     /// that reads more than attributes): use ``forEachMatch(reading:_:)`` then.
     func forEachMatchingAttributes(
-        _ positions: [Int], _ body: ([AttributeValue]) throws(MagicalRecordError) -> Void
+        _ positions: [Int], _ body: (UnsafeBufferPointer<AttributeValue>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) -> Bool {
         guard entity.concreteEntities == [entity.name], case .scan = plan.source,
               compiled[entity.name]?.readsOnlyAttributes ?? true else { return false }
         try scanOwnAttributes(positions) { (_, attributes) throws(MagicalRecordError) in try body(attributes) }
         for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
-            try body(state.attributes)
+            try Self.withBuffer(of: state.attributes, body)
         }
         return true
+    }
+
+    /// `body` on the values of `attributes` in place.
+    static func withBuffer(
+        of attributes: [AttributeValue], _ body: (UnsafeBufferPointer<AttributeValue>) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) {
+        var failure: MagicalRecordError?
+        attributes.withUnsafeBufferPointer { buffer in
+            do throws(MagicalRecordError) { try body(buffer) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     /// The stored objects of the fetched entity (no subentities) that the predicate (which
     /// reads attributes only) matches, minus those unsaved changes replace: `body` gets
     /// each one's number and attribute values, with `positions` and the predicate's
-    /// filled in, in one array reused from record to record.
+    /// filled in, in one buffer reused from record to record (valid only during the call).
     ///
     /// `skipping`, asked of each stored match before it is decoded, turns it away unread.
     func scanOwnAttributes(
         _ positions: [Int], skipping: (Int64, UnsafeRawBufferPointer) throws(MagicalRecordError) -> Bool = { _, _ in false },
-        _ body: (Int64, [AttributeValue]) throws(MagicalRecordError) -> Void
+        _ body: (Int64, UnsafeBufferPointer<AttributeValue>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         let name = entity.name
         let coder = try view.snapshot.store.coder(for: name)
@@ -40,7 +51,14 @@ extension FetchExecutor {
         for position in positions { wanted[position] = true }
         // A constant: the closure reads a captured variable through its box, a retain per record.
         let mask = wanted
-        var attributes = coder.defaultAttributes
+        // One buffer for every record: an array in the closure's box was retained to be
+        // handed on, and checked for uniqueness at each write.
+        let attributes = UnsafeMutableBufferPointer<AttributeValue>.allocate(capacity: coder.defaultAttributes.count)
+        _ = attributes.initialize(from: coder.defaultAttributes)
+        defer {
+            attributes.deinitialize()
+            attributes.deallocate()
+        }
         var failure: MagicalRecordError?
         // Read once: per record it cost a retain and release of the view's tables.
         let hasOverlays = view.hasOverlays
@@ -49,8 +67,8 @@ extension FetchExecutor {
                 if hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
                 if try filter?.matches(record, number: number) == false { return true }
                 if try skipping(number, record) { return true }
-                try coder.decodeAttributes(record, number: number, mask: mask, into: &attributes)
-                try body(number, attributes)
+                try coder.decodeAttributes(record, number: number, mask: mask, into: attributes)
+                try body(number, UnsafeBufferPointer(attributes))
                 return true
             } catch {
                 failure = error

@@ -133,6 +133,21 @@ final class RecordCoder: Sendable {
     func decodeAttributes(
         _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: inout [AttributeValue]
     ) throws(MagicalRecordError) {
+        var failure: MagicalRecordError?
+        attributes.withUnsafeMutableBufferPointer { buffer in
+            do throws(MagicalRecordError) {
+                try decodeAttributes(raw, number: number, mask: mask, into: buffer)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The same into a buffer, as a scan's reused one: writing it checks no uniqueness.
+    func decodeAttributes(
+        _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: UnsafeMutableBufferPointer<AttributeValue>
+    ) throws(MagicalRecordError) {
         var remaining = 0
         for position in mask.indices where mask[position] {
             attributes[position] = defaults[position]
