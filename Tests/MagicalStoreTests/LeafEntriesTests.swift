@@ -131,6 +131,27 @@ import Testing
         #expect(again == expectedPayload)
     }
 
+    /// Entries appended from borrowed bytes are the entries appended as arrays: the same
+    /// page, the same size, the same keys found.
+    @Test func borrowedInlineEntriesMatchArrayOnes() throws {
+        var random = SeededGenerator(seed: 11)
+        var borrowed = LeafEntries()
+        var arrays = LeafEntries()
+        for number in 0..<200 {
+            let key = numberKey(number * 3) + random.bytes(count: number % 5)
+            let value = random.bytes(count: number % 2 == 0 ? number % 7 : 130 + number)
+            key.withUnsafeBytes { keyBytes in value.withUnsafeBytes { borrowed.appendInline(key: keyBytes, value: $0) } }
+            arrays.append(key, .inline(value))
+            #expect(borrowed.encodedSize == arrays.encodedSize)
+        }
+        var borrowedPage: [UInt8] = []
+        var arrayPage: [UInt8] = []
+        borrowed.encode(into: &borrowedPage)
+        arrays.encode(into: &arrayPage)
+        #expect(borrowedPage == arrayPage)
+        #expect(borrowedPage.count == borrowed.encodedSize)
+    }
+
     /// A pending large value is handed to the writer once and becomes its reference,
     /// sized in the page as a reference from the start.
     @Test func pendingOverflowBecomesAReference() throws {
@@ -142,7 +163,7 @@ import Testing
         #expect(entries.isPendingOverflow(at: 1))
         #expect(!entries.isPendingOverflow(at: 0))
         var written: [[UInt8]] = []
-        try entries.resolvePendingOverflow(at: 1) { bytes in
+        entries.resolvePendingOverflow(at: 1) { bytes in
             written.append(Array(bytes))
             return OverflowReference(offset: 8192, frameSize: 64, length: UInt32(bytes.count))
         }

@@ -42,6 +42,23 @@ struct BulkLoader {
         levels[0].open!.node.entries.append(key, value)
     }
 
+    /// The same for an inline value, from borrowed bytes: compaction copies every entry of
+    /// a store, and an array per key and per value was most of its time.
+    mutating func appendInline(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws {
+        if let lastKey { precondition(lastKey.withUnsafeBytes { compareBytes($0, key) } < 0, "bulk load keys must ascend") }
+        // Reused: the buffer is this loader's own unless a whole entry's key was kept.
+        if lastKey == nil { lastKey = [] }
+        lastKey!.removeAll(keepingCapacity: true)
+        lastKey!.append(contentsOf: key)
+        count += 1
+        if let open = levels[0].open,
+           open.node.encodedSize + LeafEntries.pageBytes(keyCount: key.count, inlineValueCount: value.count) > pageSize {
+            try startNewNode(at: 0)
+        }
+        if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(leaf: LeafEntries()), firstKey: Array(key)) }
+        levels[0].open!.node.entries.appendInline(key: key, value: value)
+    }
+
     /// Finishes every level; returns the root, or nil when nothing was added.
     mutating func finishTree() throws -> ChildReference? {
         var level = 0

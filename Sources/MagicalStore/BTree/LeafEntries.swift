@@ -161,6 +161,28 @@ struct LeafEntries {
     }
 
     /// Adds an entry after the last one (bulk loading).
+    /// Bytes an entry with an inline value takes in a page, with its slot.
+    static func pageBytes(keyCount: Int, inlineValueCount valueCount: Int) -> Int {
+        2 + varintSize(keyCount) + keyCount + 1 + varintSize(valueCount) + valueCount
+    }
+
+    /// Appends an entry with an inline value from borrowed bytes (a compaction copies
+    /// millions without making arrays of them).
+    mutating func appendInline(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        let start = bytes.count
+        bytes.appendVarint(key.count)
+        let keyStart = bytes.count
+        bytes.append(contentsOf: key)
+        bytes.append(Self.inlineKind)
+        bytes.appendVarint(value.count)
+        bytes.append(contentsOf: value)
+        entries.append(Entry(
+            keyPrefix: keyPrefix(key), start: UInt32(start), keyStart: UInt32(keyStart),
+            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: Self.inlineKind
+        ))
+        encodedSize += Self.pageBytes(keyCount: key.count, inlineValueCount: value.count)
+    }
+
     mutating func append(_ key: [UInt8], _ value: LeafValue) {
         entries.append(appendBytes(key: key, value: value))
         encodedSize += Self.pageBytes(key: key, value: value)

@@ -85,13 +85,14 @@ extension Store {
         for name in try snapshot.treeNames() {
             let tree = try snapshot.tree(name)
             var loader = BulkLoader(pageSize: pageSize, finish: writePage)
-            var cursor = tree.makeCursor()
-            try cursor.first()
-            while let key = cursor.key {
-                let value = try cursor.value() ?? []
-                let inline = key.count + value.count <= FileFormat.inlineEntryLimit(pageSize: pageSize)
-                try loader.append(key, inline ? .inline(value) : .pendingOverflow(value))
-                try cursor.next()
+            let inlineLimit = FileFormat.inlineEntryLimit(pageSize: pageSize)
+            try tree.forEachEntry { key, value in
+                if key.count + value.count <= inlineLimit {
+                    try loader.appendInline(key: key, value: value)
+                } else {
+                    try loader.append(Array(key), .pendingOverflow(Array(value)))
+                }
+                return true
             }
             let root = try loader.finishTree()
             let rootOffset = try root.map { try writer.writeSubtree($0) } ?? 0
