@@ -50,6 +50,22 @@ import Testing
         }
     }
 
+    /// A borrowed point read sees what `get` returns: present and absent keys, inline and
+    /// overflow values, and an empty tree.
+    @Test func withValueMatchesGet() throws {
+        var random = SeededGenerator(seed: 23)
+        let (store, directory, entries) = try makeTree(&random)
+        _ = directory
+        let tree = try store.read().tree("tree")
+        for _ in 0..<(2_000 * testScale) {
+            let probe = key(Int.random(in: -2...402, using: &random), Int.random(in: 0...160, using: &random))
+            let borrowed = try tree.withValue(probe) { $0.map { Array($0) } }
+            #expect(borrowed == entries[probe])
+        }
+        try store.write { _ = try $0.createTree("empty") }
+        #expect(try store.read().tree("empty").withValue(key(0, 0)) { $0 == nil })
+    }
+
     @Test func scanEachMatchesPrefixScans() throws {
         var random = SeededGenerator(seed: 22)
         let (store, directory, entries) = try makeTree(&random)

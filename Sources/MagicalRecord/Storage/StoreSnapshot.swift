@@ -17,10 +17,13 @@ final class StoreSnapshot: @unchecked Sendable {
     /// The stored state of `id`, or nil when no such object is stored.
     func state(of id: ObjectID) throws(MagicalRecordError) -> ObjectState? {
         let coder = try store.coder(for: id.entityName)
-        guard let bytes = try withStoreErrors({
-            try transaction.tree(StoreLayout.objectTree(id.entityName)).get(StoreLayout.objectKey(id.number))
-        }) else { return nil }
-        return try coder.decode(bytes, number: id.number)
+        // Decoded where the record lies in its page: no copy of its bytes first.
+        let decoded = try withStoreErrors {
+            try transaction.tree(StoreLayout.objectTree(id.entityName)).withValue(StoreLayout.objectKey(id.number)) { record in
+                record.map { record in Result { () throws(MagicalRecordError) in try coder.decode(record, number: id.number, attributes: nil) } }
+            }
+        }
+        return try decoded?.get()
     }
 
     /// Objects of `entity` and its subentities: O(1) per concrete entity.
@@ -115,7 +118,9 @@ final class StoreSnapshot: @unchecked Sendable {
         return try withStoreErrors {
             guard let key = try transaction.tree(StoreLayout.indexTree(entityName, attribute)).firstKey(atOrAfter: prefix),
                   key.starts(with: prefix) else { return nil }
-            return try Self.number(fromIndexKey: key, entityName, attribute)
+            // The number is what follows the value's prefix: read alone, no tuple built.
+            let number = key.withUnsafeBytes { KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: $0[prefix.count...])) }
+            return try number ?? Self.number(fromIndexKey: key, entityName, attribute)
         }
     }
 

@@ -72,6 +72,21 @@ public struct TreeReader: @unchecked Sendable {
         return try reader.bytes(of: value)
     }
 
+    /// `body` with the value stored under `key` borrowed from its page (valid only during
+    /// the call), or with nil when there is none: a point read that copies nothing.
+    public func withValue<T>(_ key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> T) throws -> T {
+        guard case .page(let rootOffset) = root else {
+            guard let value = try get(key) else { return try body(nil) }
+            return try value.withUnsafeBytes { try body($0) }
+        }
+        return try key.withUnsafeBytes { target in
+            let page = try leafPage(for: target, root: rootOffset, reader: reader)
+            let index = page.lowerBound(target)
+            guard index < page.count, page.compareKey(at: index, with: target) == 0 else { return try body(nil) }
+            return try page.withEntry(at: index, overflow: { try reader.bytes(of: $0) }) { _, value in try body(value) }
+        }
+    }
+
     public func contains(_ key: [UInt8]) throws -> Bool {
         try lookup(key, root: root, reader: reader) != nil
     }
