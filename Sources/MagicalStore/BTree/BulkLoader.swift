@@ -33,12 +33,7 @@ struct BulkLoader {
     mutating func append(_ key: [UInt8], _ value: LeafValue) throws {
         if let lastKey { precondition(compareBytes(lastKey, key) < 0, "bulk load keys must ascend") }
         lastKey = key
-        count += 1
-        if let open = levels[0].open,
-           open.node.encodedSize + LeafEntries.pageBytes(key: key, value: value) > pageSize {
-            try startNewNode(at: 0)
-        }
-        if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(leaf: LeafEntries()), firstKey: key) }
+        try makeRoom(forPageBytes: LeafEntries.pageBytes(key: key, value: value)) { key }
         levels[0].open!.node.entries.append(key, value)
     }
 
@@ -50,13 +45,18 @@ struct BulkLoader {
         if lastKey == nil { lastKey = [] }
         lastKey!.removeAll(keepingCapacity: true)
         lastKey!.append(contentsOf: key)
+        try makeRoom(forPageBytes: LeafEntries.pageBytes(keyCount: key.count, inlineValueCount: value.count)) { Array(key) }
+        levels[0].open!.node.entries.appendInline(key: key, value: value)
+    }
+
+    /// Counts the next entry and makes sure the open leaf has `bytes` for it, starting a
+    /// new one (whose first key `firstKey` gives) when it is full or there is none.
+    private mutating func makeRoom(forPageBytes bytes: Int, firstKey: () -> [UInt8]) throws {
         count += 1
-        if let open = levels[0].open,
-           open.node.encodedSize + LeafEntries.pageBytes(keyCount: key.count, inlineValueCount: value.count) > pageSize {
+        if let open = levels[0].open, open.node.encodedSize + bytes > pageSize {
             try startNewNode(at: 0)
         }
-        if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(leaf: LeafEntries()), firstKey: Array(key)) }
-        levels[0].open!.node.entries.appendInline(key: key, value: value)
+        if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(leaf: LeafEntries()), firstKey: firstKey()) }
     }
 
     /// Finishes every level; returns the root, or nil when nothing was added.
