@@ -96,12 +96,13 @@ public enum KeyEncodingError: Error, Equatable, Sendable {
 /// equals the order of the tuples.
 public enum KeyEncoding {
     /// Type tags (Spec section 2). `0xFF` is deliberately never a tag (Spec K8).
+    @usableFromInline
     enum Tag {
         static let null: UInt8 = 0x01
         static let `false`: UInt8 = 0x02
         static let `true`: UInt8 = 0x03
         static let negativeInteger8: UInt8 = 0x0C
-        static let integerZero: UInt8 = 0x14
+        @usableFromInline static let integerZero: UInt8 = 0x14
         static let positiveInteger8: UInt8 = 0x1C
         static let double: UInt8 = 0x21
         static let string: UInt8 = 0x30
@@ -159,7 +160,8 @@ public enum KeyEncoding {
         key.withUnsafeBytes { decodeNonNegativeInteger($0) }
     }
 
-    /// The same for borrowed key bytes.
+    /// The same for borrowed key bytes. Inlinable: a scan reads an object key per record.
+    @inlinable @inline(__always)
     public static func decodeNonNegativeInteger(_ key: UnsafeRawBufferPointer) -> Int64? {
         guard let tag = key.first, tag >= Tag.integerZero, tag <= Tag.integerZero + 8 else { return nil }
         let length = Int(tag - Tag.integerZero)
