@@ -14,7 +14,7 @@ extension FetchExecutor {
     func forEachMatchingAttributes(
         _ positions: [Int], _ body: (UnsafeBufferPointer<AttributeValue>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) -> Bool {
-        guard entity.concreteEntities == [entity.name], case .scan = plan.source,
+        guard entity.fetchesOnlyItself, case .scan = plan.source,
               compiled[entity.name]?.readsOnlyAttributes ?? true else { return false }
         try scanOwnAttributes(positions) { (_, attributes) throws(MagicalRecordError) in try body(attributes) }
         for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {

@@ -27,7 +27,7 @@ extension FetchExecutor {
     /// The positions of the sort keys when each is an attribute of the fetched entity and
     /// it has no subentities; nil otherwise.
     private func ownSortPositions() -> [Int]? {
-        guard entity.concreteEntities == [entity.name] else { return nil }
+        guard entity.fetchesOnlyItself else { return nil }
         var positions: [Int] = []
         for path in sortPaths {
             guard path.components.count == 1, let position = entity.slot(ofAttribute: path.components[0]) else { return nil }

@@ -13,7 +13,7 @@ extension ManagedObjectContext {
     func firstObjectThroughIndex(
         entityName: String, attribute: String, value: (any PredicateArgumentConvertible)?
     ) throws(MagicalRecordError) -> ManagedObject?? {
-        guard let entity = model.entity(named: entityName), entity.concreteEntities == [entity.name],
+        guard let entity = model.entity(named: entityName), entity.fetchesOnlyItself,
               entity.indexedAttributes.contains(attribute), let position = entity.slot(ofAttribute: attribute) else { return nil }
         let wanted: AttributeValue
         switch value?.predicateArgument ?? .value(.null) {

@@ -49,7 +49,7 @@ struct DirectImporter {
     }
 
     private static func isFoundByIndexedKey(_ entity: Entity) -> Bool {
-        guard !entity.isAbstract, entity.concreteEntities == [entity.name] else { return false }
+        guard !entity.isAbstract, entity.fetchesOnlyItself else { return false }
         return entity.keyAttribute.map { entity.indexedAttributes.contains($0) } ?? true
     }
 

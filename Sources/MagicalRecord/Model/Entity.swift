@@ -53,6 +53,9 @@ public final class Entity: Sendable, CustomStringConvertible {
     }
 
     public var isAbstract: Bool { declaration.isAbstract }
+    /// Whether a fetch of this entity reads its own objects only: it is concrete and no
+    /// descendant is.
+    var fetchesOnlyItself: Bool { concreteEntities.count == 1 && concreteEntities[0] == name }
     public var parent: String? { declaration.parent }
     public var root: String { ancestors.last ?? name }
     public var userInfo: [String: String] { declaration.userInfo }
