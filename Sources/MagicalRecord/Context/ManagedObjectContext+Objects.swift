@@ -49,8 +49,10 @@ extension ManagedObjectContext {
     }
 
     /// Registers a new object for `state` (under the lock).
-    func makeObject(_ id: ObjectID, _ entity: Entity, _ state: ObjectState) -> ManagedObject {
-        let type = ObjectClassRegistry.objectClass(for: entity.name)
+    func makeObject(
+        _ id: ObjectID, _ entity: Entity, _ state: ObjectState, as type: ManagedObject.Type? = nil
+    ) -> ManagedObject {
+        let type = type ?? ObjectClassRegistry.objectClass(for: entity.name)
         let object = type.init(ObjectSeed(objectID: id, entity: entity, context: self, state: state))
         register(object)
         return object

@@ -21,12 +21,22 @@ extension ManagedObjectContext {
             return try withLock { () throws(MagicalRecordError) in
                 var objects: [ManagedObject] = []
                 objects.reserveCapacity(states.count)
+                // A fetch's objects are mostly of one entity: its class is looked up once.
+                var made: (entity: Entity, type: ManagedObject.Type)?
                 for state in states {
                     if let registered = registeredObject(state.id) {
                         objects.append(registered)
-                    } else {
-                        objects.append(makeObject(state.id, try executor.view.entity(of: state.id), state))
+                        continue
                     }
+                    let current: (entity: Entity, type: ManagedObject.Type)
+                    if let made, made.entity.name == state.id.entityName {
+                        current = made
+                    } else {
+                        let entity = try executor.view.entity(of: state.id)
+                        current = (entity, ObjectClassRegistry.objectClass(for: entity.name))
+                        made = current
+                    }
+                    objects.append(makeObject(state.id, current.entity, state, as: current.type))
                 }
                 return objects
             }
