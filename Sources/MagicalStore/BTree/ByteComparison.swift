@@ -21,6 +21,17 @@ func compareBytes(_ left: [UInt8], _ right: [UInt8]) -> Int {
     left.withUnsafeBytes { l in right.withUnsafeBytes { r in compareBytes(l, r) } }
 }
 
+/// A stored key (its ``keyPrefix(_:)`` kept beside it, its bytes at `keyStart` in `bytes`)
+/// against `key`, whose prefix is `prefix`: the prefixes decide unless they are equal.
+@inline(__always)
+func compareStoredKey(
+    prefix storedPrefix: UInt64, start keyStart: Int, length keyLength: Int, in bytes: UnsafeRawBufferPointer,
+    with key: UnsafeRawBufferPointer, prefix: UInt64
+) -> Int {
+    if storedPrefix != prefix { return storedPrefix < prefix ? -1 : 1 }
+    return compareBytes(UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyStart + keyLength]), key)
+}
+
 /// The first 8 bytes of `key` as a big-endian integer, zero-padded. Ordering is monotone:
 /// a < b implies prefix(a) <= prefix(b), so unequal prefixes decide a comparison.
 @inline(__always)

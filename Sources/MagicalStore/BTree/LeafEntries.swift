@@ -89,9 +89,7 @@ struct LeafEntries {
 
     @inline(__always)
     private static func compare(_ entry: Entry, _ bytes: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer, _ prefix: UInt64) -> Int {
-        if entry.keyPrefix != prefix { return entry.keyPrefix < prefix ? -1 : 1 }
-        let start = Int(entry.keyStart)
-        return compareBytes(UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(entry.keyLength)]), key)
+        compareStoredKey(prefix: entry.keyPrefix, start: Int(entry.keyStart), length: Int(entry.keyLength), in: bytes, with: key, prefix: prefix)
     }
 
     func key(at index: Int) -> [UInt8] {

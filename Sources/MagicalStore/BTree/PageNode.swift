@@ -135,9 +135,7 @@ final class PageNode: Sendable {
     private static func compare(
         _ location: EntryLocation, _ key: UnsafeRawBufferPointer, _ prefix: UInt64, _ payload: UnsafeRawBufferPointer
     ) -> Int {
-        if location.keyPrefix != prefix { return location.keyPrefix < prefix ? -1 : 1 }
-        let start = Int(location.keyStart)
-        return compareBytes(UnsafeRawBufferPointer(rebasing: payload[start..<start + Int(location.keyLength)]), key)
+        compareStoredKey(prefix: location.keyPrefix, start: Int(location.keyStart), length: Int(location.keyLength), in: payload, with: key, prefix: prefix)
     }
 
     func key(at index: Int) -> [UInt8] {
