@@ -125,6 +125,24 @@ public enum KeyEncoding {
         return output
     }
 
+    /// The key for the one-value tuple `(value)`, built without a tuple array: a key is
+    /// made for every record written, and each array was an allocation.
+    public static func encode(_ value: KeyValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(estimatedSize(of: value))
+        encode(value, into: &output)
+        return output
+    }
+
+    /// The key for the pair `(first, second)` (an index entry, a to-many member).
+    public static func encode(_ first: KeyValue, _ second: KeyValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(estimatedSize(of: first) + estimatedSize(of: second))
+        encode(first, into: &output)
+        encode(second, into: &output)
+        return output
+    }
+
     /// Appends the encoding of `value` to `output`, for building a key without
     /// intermediate arrays.
     public static func encode(_ value: KeyValue, into output: inout [UInt8]) {

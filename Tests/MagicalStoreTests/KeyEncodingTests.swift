@@ -238,6 +238,17 @@ struct KeyEncodingTests {
         }
     }
 
+    @Test("The one-value and pair forms encode as the tuple of those values")
+    func oneValueAndPairForms() {
+        var random = SplitMix64(seed: 12)
+        for _ in 0..<1_000 {
+            let values = random.tuple() + random.tuple() + random.tuple()
+            guard values.count >= 2 else { continue }
+            #expect(KeyEncoding.encode(values[0]) == KeyEncoding.encode([values[0]]))
+            #expect(KeyEncoding.encode(values[0], values[1]) == KeyEncoding.encode([values[0], values[1]]))
+        }
+    }
+
     @Test("decode accepts slices and non-contiguous collections; offsets count from their start")
     func decodeCollections() throws {
         let bytes: [UInt8] = [0xAA, 0x15, 0x07, 0x30, 0x61, 0x00]

@@ -93,10 +93,11 @@ struct DirectImporter {
         var batch = DirectBatch(snapshot: try context.stack.store.snapshot(), store: context.stack.store, capacity: records.count)
         try batch.lookUp(collectKeys(records))
         result.recordsRead += records.count
+        // One plan reused record after record: fresh arrays for each were allocations.
+        var plan = RecordPlan()
         for record in records {
-            let plan: RecordPlan
             do throws(ImportError) {
-                plan = try self.plan(record)
+                try self.plan(record, into: &plan)
             } catch {
                 guard options.skipInvalid, Importer.isSkippable(error) else { throw .importFailed(error) }
                 result.skipped.append(error)
@@ -158,12 +159,15 @@ struct DirectImporter {
         var targets: [(byKey: ByKey, key: AttributeValue?)] = []
     }
 
-    private func plan(_ record: ImportRecord) throws(ImportError) -> RecordPlan {
+    /// Plans `record` into `plan`, whose arrays keep their room from the record before.
+    private func plan(_ record: ImportRecord, into plan: inout RecordPlan) throws(ImportError) {
         let entityName = mapping.entity.name
         guard case .object(let object) = record.value else {
             throw ImportError(entity: entityName, recordIndex: record.index, reason: .shape("a record must be a JSON object, not \(record.value.kindName)"))
         }
-        var plan = RecordPlan()
+        plan.key = nil
+        plan.attributes.removeAll(keepingCapacity: true)
+        plan.targets.removeAll(keepingCapacity: true)
         if let key = mapping.key, !(options.insertsRecordsWithoutKey && Importer.lacksKey(object, key)) {
             plan.key = try Importer.keyValue(of: object, key, entity: entityName, index: record.index)
         }
@@ -189,7 +193,6 @@ struct DirectImporter {
             default: plan.targets.append((byKey, try Importer.convertKey(value, byKey.targetKey, entity: byKey.destination.name, index: record.index)))
             }
         }
-        return plan
     }
 
     private func apply(_ plan: RecordPlan, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {

@@ -163,7 +163,7 @@ struct MigrationExecutor {
         var seen: Set<[UInt8]> = []
         for entry in entries {
             guard let values = try? KeyEncoding.decode(entry.key), let value = values.first, value != .null else { continue }
-            let prefix = KeyEncoding.encode([value])
+            let prefix = KeyEncoding.encode(value)
             guard seen.insert(prefix).inserted else {
                 throw MagicalRecordError.migrationFailed(
                     path: "", reason: "the key \(entity).\(attribute) would not be unique: several objects have the value \(value)"
@@ -243,7 +243,7 @@ struct MigrationExecutor {
             var value: [UInt8] = []
             value.appendVarint(triple.code)
             value.appendVarint(Int(triple.target))
-            entries.append((KeyEncoding.encode([.int(triple.source), .int(ordered ? position : triple.target)]), value))
+            entries.append((KeyEncoding.encode(.int(triple.source), .int(ordered ? position : triple.target)), value))
         }
         return entries
     }

@@ -39,7 +39,7 @@ struct CommitWriter {
         for removal in removals {
             let entity = try writer(removal.owner.entityName).coder.entity
             let tree = StoreLayout.relationshipTree(entity.name, entity.relationships[removal.position].name)
-            keysByTree[tree, default: []].append(KeyEncoding.encode([.int(removal.owner.number), .int(removal.target.number)]))
+            keysByTree[tree, default: []].append(KeyEncoding.encode(.int(removal.owner.number), .int(removal.target.number)))
         }
         for (tree, keys) in keysByTree.sorted(by: { $0.key < $1.key }) {
             try transaction.tree(tree).deleteBatch(keys)
@@ -116,7 +116,8 @@ struct CommitWriter {
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)
         }
-        try writer.records.putBatch(states.map { (StoreLayout.objectKey($0.id.number), writer.coder.encode($0)) })
+        var builder = RecordLayout.Builder()
+        try writer.records.putBatch(states.map { (StoreLayout.objectKey($0.id.number), writer.coder.encode($0, using: &builder)) })
         try writeRelationships(of: states, olds, entity: writer.coder.entity)
         return []
     }
@@ -137,7 +138,7 @@ struct CommitWriter {
                     // The set is keyed by target: one already there is written over unchanged.
                     let owner = states[index].id.number
                     for target in extra.ids {
-                        additions[position, default: []].append((KeyEncoding.encode([.int(owner), .int(target.number)]), try encodedTarget(target)))
+                        additions[position, default: []].append((KeyEncoding.encode(.int(owner), .int(target.number)), try encodedTarget(target)))
                     }
                 default:
                     continue
@@ -198,7 +199,7 @@ struct CommitWriter {
         if relationship.isOrdered {
             if !isNew { try removeTargets(of: id, relationship) }
             for (position, target) in targets.enumerated() {
-                try tree.put(KeyEncoding.encode([.int(id.number), .int(Int64(position))]), try encodedTarget(target))
+                try tree.put(KeyEncoding.encode(.int(id.number), .int(Int64(position))), try encodedTarget(target))
             }
             return
         }
@@ -211,10 +212,10 @@ struct CommitWriter {
         }
         let wanted = Set(targets.map(\.number))
         for number in stored.subtracting(wanted) {
-            _ = try tree.delete(KeyEncoding.encode([.int(id.number), .int(number)]))
+            _ = try tree.delete(KeyEncoding.encode(.int(id.number), .int(number)))
         }
         for target in targets where !stored.contains(target.number) {
-            try tree.put(KeyEncoding.encode([.int(id.number), .int(target.number)]), try encodedTarget(target))
+            try tree.put(KeyEncoding.encode(.int(id.number), .int(target.number)), try encodedTarget(target))
         }
     }
 

@@ -87,6 +87,13 @@ final class RecordCoder: Sendable {
 
     func encode(_ state: ObjectState) -> [UInt8] {
         var builder = RecordLayout.Builder()
+        return encode(state, using: &builder)
+    }
+
+    /// The record of `state`, built in `builder` (reset first), which keeps its buffers
+    /// for the next record.
+    func encode(_ state: ObjectState, using builder: inout RecordLayout.Builder) -> [UInt8] {
+        builder.reset()
         for (position, value) in state.attributes.enumerated() where !value.isNull {
             builder.add(value, slot: attributeSlots[position])
         }
@@ -98,9 +105,7 @@ final class RecordCoder: Sendable {
             builder.values.appendVarint(code)
             builder.values.appendVarint(Int(target.number))
         }
-        var bytes: [UInt8] = []
-        builder.write(entityCode: entityCode, into: &bytes)
-        return bytes
+        return builder.record(entityCode: entityCode)
     }
 
     /// The state stored in `bytes` for object `number`. To-many relationships come back

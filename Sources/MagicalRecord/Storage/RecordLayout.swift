@@ -121,19 +121,29 @@ enum RecordLayout {
     }
 
     /// Gathers a record's fields (each value as its tag and payload, under its slot) and
-    /// writes the record in the layout its slots allow.
+    /// writes the record in the layout its slots allow. One builder serves record after
+    /// record (``reset()`` keeps its buffers): a commit encodes thousands, and fresh
+    /// buffers for each were most of the allocations of an import.
     struct Builder {
         /// The values' bytes, one after another.
         var values: [UInt8] = []
-        private var fields: [(slot: Int, start: Int)] = []
+        /// Each value's slot and where it starts in `values`; `write` fills in the ends.
+        private var fields: [(slot: Int, start: Int, end: Int)] = []
 
         init() {
             values.reserveCapacity(96)
+            fields.reserveCapacity(16)
+        }
+
+        /// Forgets the fields, keeping the buffers for the next record.
+        mutating func reset() {
+            values.removeAll(keepingCapacity: true)
+            fields.removeAll(keepingCapacity: true)
         }
 
         /// Starts the value of `slot`; its tag and payload are appended to `values` next.
         mutating func beginValue(slot: Int) {
-            fields.append((slot, values.count))
+            fields.append((slot, values.count, 0))
         }
 
         mutating func add(_ value: AttributeValue, slot: Int) {
@@ -141,33 +151,46 @@ enum RecordLayout {
             RecordCoder.append(value, to: &values)
         }
 
+        /// The record on its own, in an array of its exact size.
+        mutating func record(entityCode: Int) -> [UInt8] {
+            var record: [UInt8] = []
+            write(entityCode: entityCode, into: &record)
+            return record
+        }
+
         /// Appends the record to `record`.
-        func write(entityCode: Int, into record: inout [UInt8]) {
-            var ordered = fields.enumerated().map { (slot: $0.element.slot, start: $0.element.start, end: $0.offset + 1 < fields.count ? fields[$0.offset + 1].start : values.count) }
-            if !zip(ordered, ordered.dropFirst()).allSatisfy({ $0.slot < $1.slot }) { ordered.sort { $0.slot < $1.slot } }
-            guard let last = ordered.last?.slot, last >= RecordLayout.maskedSlots else {
-                writeOffsetTable(ordered, entityCode: entityCode, into: &record)
+        mutating func write(entityCode: Int, into record: inout [UInt8]) {
+            for index in fields.indices {
+                fields[index].end = index + 1 < fields.count ? fields[index + 1].start : values.count
+            }
+            if !zip(fields, fields.dropFirst()).allSatisfy({ $0.slot < $1.slot }) { fields.sort { $0.slot < $1.slot } }
+            guard let last = fields.last?.slot, last >= RecordLayout.maskedSlots else {
+                writeOffsetTable(entityCode: entityCode, into: &record)
                 return
             }
+            let slotBytes = fields.reduce(0) { $0 + varintSize($1.slot) }
+            record.reserveCapacity(record.count + 1 + varintSize(entityCode) + varintSize(fields.count) + slotBytes + values.count)
             record.append(RecordLayout.slotList)
             record.appendVarint(entityCode)
-            record.appendVarint(ordered.count)
+            record.appendVarint(fields.count)
             values.withUnsafeBytes { values in
-                for field in ordered {
+                for field in fields {
                     record.appendVarint(field.slot)
                     record.append(contentsOf: UnsafeRawBufferPointer(rebasing: values[field.start..<field.end]))
                 }
             }
         }
 
-        private func writeOffsetTable(_ ordered: [(slot: Int, start: Int, end: Int)], entityCode: Int, into record: inout [UInt8]) {
-            let total = ordered.reduce(0) { $0 + $1.end - $1.start }
+        private func writeOffsetTable(entityCode: Int, into record: inout [UInt8]) {
+            let total = fields.reduce(0) { $0 + $1.end - $1.start }
             let width = total <= 0x100 ? 1 : (total <= 0x1_0000 ? 2 : 4)
+            let presence = fields.reduce(UInt64(0)) { $0 | 1 << UInt64($1.slot) }
+            record.reserveCapacity(record.count + 1 + varintSize(entityCode) + varintSize(presence) + max(fields.count - 1, 0) * width + total)
             record.append(width == 1 ? 2 : (width == 2 ? 3 : 4))
             record.appendVarint(entityCode)
-            record.appendVarint(ordered.reduce(UInt64(0)) { $0 | 1 << UInt64($1.slot) })
+            record.appendVarint(presence)
             var offset = 0
-            for field in ordered.dropLast() {
+            for field in fields.dropLast() {
                 offset += field.end - field.start
                 switch width {
                 case 1: record.append(UInt8(offset))
@@ -176,7 +199,7 @@ enum RecordLayout {
                 }
             }
             values.withUnsafeBytes { values in
-                for field in ordered { record.append(contentsOf: UnsafeRawBufferPointer(rebasing: values[field.start..<field.end])) }
+                for field in fields { record.append(contentsOf: UnsafeRawBufferPointer(rebasing: values[field.start..<field.end])) }
             }
         }
     }

@@ -17,15 +17,15 @@ enum StoreLayout {
     /// entity code and number.
     static func relationshipTree(_ entity: String, _ relationship: String) -> String { "r.\(entity).\(relationship)" }
 
-    static func objectKey(_ number: Int64) -> [UInt8] { KeyEncoding.encode([.int(number)]) }
+    static func objectKey(_ number: Int64) -> [UInt8] { KeyEncoding.encode(.int(number)) }
 
     static func indexKey(_ value: AttributeValue, _ number: Int64) -> [UInt8] {
-        KeyEncoding.encode([keyValue(value), .int(number)])
+        KeyEncoding.encode(keyValue(value), .int(number))
     }
 
     /// All index entries for `value`: a byte prefix of every ``indexKey(_:_:)`` for it (K9).
     static func indexPrefix(_ value: AttributeValue) -> [UInt8] {
-        KeyEncoding.encode([keyValue(value)])
+        KeyEncoding.encode(keyValue(value))
     }
 
     /// The key-encoding form of an attribute value, so index order is value order.

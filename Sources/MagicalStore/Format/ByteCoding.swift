@@ -49,8 +49,13 @@ extension UnsafeRawBufferPointer {
 
 /// Size in bytes of `value` as a varint.
 public func varintSize(_ value: Int) -> Int {
+    varintSize(UInt64(value))
+}
+
+/// Size in bytes of `value` as a varint.
+public func varintSize(_ value: UInt64) -> Int {
     var size = 1
-    var remaining = UInt64(value) >> 7
+    var remaining = value >> 7
     while remaining != 0 {
         size += 1
         remaining >>= 7

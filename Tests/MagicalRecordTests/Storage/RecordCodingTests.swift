@@ -43,6 +43,21 @@ import Testing
         }
     }
 
+    @Test func oneBuilderEncodesRecordAfterRecordAsFreshOnesDo() throws {
+        let coder = try coder()
+        var builder = RecordLayout.Builder()
+        var random = SystemRandomNumberGenerator()
+        for round in 0..<200 {
+            var state = try note(title: String(repeating: "t", count: Int.random(in: 0...300, using: &random)), body: "b\(round)")
+            // Fewer fields, more, and wider offsets than the record before.
+            for position in state.attributes.indices.dropFirst() where Bool.random(using: &random) { state.attributes[position] = .null }
+            if Bool.random(using: &random) { state.relationships = [.toOne(nil)] }
+            let reused = coder.encode(state, using: &builder)
+            #expect(reused == coder.encode(state))
+            #expect(try coder.decode(reused, number: 9) == state)
+        }
+    }
+
     @Test func aPartialDecodeReadsOnlyWhatItIsAskedFor() throws {
         let coder = try coder()
         let bytes = coder.encode(try note(title: "Zoë", body: "body"))
