@@ -327,6 +327,7 @@ private struct DirectBatch {
     func changes(counting result: inout ImportResult) -> ChangeSet {
         var changes = ChangeSet()
         changes.upserts.reserveCapacity(entries.count)
+        changes.inserted.reserveCapacity(entries.count)
         changes.removedTargets = Array(removals)
         changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: stored, absentKeys: absentKeys)
         let leftOwners = Set(removals.map(\.owner))

@@ -10,6 +10,7 @@ extension JSONNumber {
     /// writers disagree on how to spell them: `"1.0"` → 1, `"1e2"` → 100, `"2.50e1"` → 25,
     /// `"-0"` → 0. `"1.5"`, `"1e-2"` and `"9223372036854775808"` → nil.
     public var int64Value: Int64? {
+        if let plain = plainInteger { return plain }
         guard let digits = significantDigits(), let magnitude = digits.magnitude else { return nil }
         guard magnitude != 0 else { return 0 }
         // The significand ends in a nonzero digit: a negative scale leaves a fraction.
@@ -39,6 +40,25 @@ extension JSONNumber {
     public var doubleValue: Double? {
         guard let value = Double(text), value.isFinite else { return nil }
         return value
+    }
+
+    /// The value of text that is only a minus sign and up to 18 digits, which cannot
+    /// overflow: most integers in JSON, read in one pass without the general path's
+    /// significand and scale. Nil for any other text.
+    private var plainInteger: Int64? {
+        let parsed = text.utf8.withContiguousStorageIfAvailable { bytes -> Int64? in
+            let isNegative = bytes.first == UInt8(ascii: "-")
+            let digits = isNegative ? bytes.dropFirst() : bytes[...]
+            guard !digits.isEmpty, digits.count <= 18 else { return nil }
+            var value: Int64 = 0
+            for byte in digits {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ Int64(digit)
+            }
+            return isNegative ? -value : value
+        }
+        return parsed ?? nil
     }
 
     private static let powersOfTen: [UInt64] = (0...19).map { exponent in

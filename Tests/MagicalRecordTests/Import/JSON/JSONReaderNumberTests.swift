@@ -24,6 +24,22 @@ struct JSONReaderNumberTests {
         }
     }
 
+    @Test func plainIntegersOfEveryLengthReadAsSwiftReadsThem() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let length = Int.random(in: 1...20, using: &random)
+            var digits = String(Int.random(in: 1...9, using: &random))
+            for _ in 1..<length { digits += String(Int.random(in: 0...9, using: &random)) }
+            for text in [digits, "-" + digits] {
+                // Int64(_:) is the reference: exact, nil past the range.
+                #expect(JSONNumber(text: text).int64Value == Int64(text), "\(text)")
+            }
+        }
+        for value in [Int64.max, .min, .max - 1, .min + 1, 999_999_999_999_999_999, -999_999_999_999_999_999, 1_000_000_000_000_000_000] {
+            #expect(JSONNumber(text: String(value)).int64Value == value)
+        }
+    }
+
     @Test func bigIntegersReadExactly() throws {
         let values = try JSONReader().read("[10158365420975381, 9223372036854775807, -9223372036854775808, 18446744073709551616]")
         guard case .array(let numbers) = values else {
