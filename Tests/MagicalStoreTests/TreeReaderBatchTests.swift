@@ -44,7 +44,7 @@ import Testing
             var seen: [[UInt8]?] = []
             try tree.getEach(keys) { index, value in
                 #expect(index == seen.count)
-                seen.append(value)
+                seen.append(value.map { Array($0) })
             }
             #expect(seen == keys.map { entries[$0] })
         }
@@ -93,7 +93,7 @@ import Testing
         try store.write { transaction in _ = try transaction.createTree("tree") }
         let tree = try store.read().tree("tree")
         var values: [[UInt8]?] = []
-        try tree.getEach([key(0, 0), key(1, 1)]) { _, value in values.append(value) }
+        try tree.getEach([key(0, 0), key(1, 1)]) { _, value in values.append(value.map { Array($0) }) }
         #expect(values == [nil, nil])
         var found = 0
         try tree.scanEach(prefixes: [KeyEncoding.encode([.int(0)])]) { _, _, _ in found += 1 }

@@ -84,7 +84,7 @@ final class StoreSnapshot: @unchecked Sendable {
     /// not once per key.
     func statesByIndexedValue(
         _ entityName: String, _ attribute: String, _ values: [AttributeValue],
-        _ body: (_ value: AttributeValue, _ states: [ObjectState], _ isIndexed: Bool) throws -> Void
+        _ body: (_ value: AttributeValue, _ states: ArraySlice<ObjectState>, _ isIndexed: Bool) throws -> Void
     ) throws(MagicalRecordError) {
         let coder = try store.coder(for: entityName)
         try withStoreErrors {
@@ -98,16 +98,30 @@ final class StoreSnapshot: @unchecked Sendable {
             try index.scanEach(prefixes: prefixOrder.map { prefixes[$0] }) { sortedIndex, key, _ in
                 let value = prefixOrder[sortedIndex]
                 isIndexed[value] = true
-                found.append((try Self.number(fromIndexKey: Array(key), entityName, attribute), value))
+                // The number is what follows the value's prefix, read without a tuple.
+                let number = try KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefixes[value].count...]))
+                    ?? Self.number(fromIndexKey: Array(key), entityName, attribute)
+                found.append((number, value))
             }
             found.sort { $0.number < $1.number }
-            var states = [[ObjectState]](repeating: [], count: values.count)
+            // One array for all the states, in value order, handed out in slices: an array
+            // per value was an allocation per key.
+            var decoded: [(value: Int, state: ObjectState)] = []
+            decoded.reserveCapacity(found.count)
             try records.getEach(found.map { StoreLayout.objectKey($0.number) }) { position, bytes in
                 guard let bytes else { return }
                 let (number, value) = found[position]
-                states[value].append(try coder.decode(bytes, number: number))
+                decoded.append((value, try coder.decode(bytes, number: number, attributes: nil)))
             }
-            for (position, value) in values.enumerated() { try body(value, states[position], isIndexed[position]) }
+            decoded.sort { $0.value != $1.value ? $0.value < $1.value : $0.state.id.number < $1.state.id.number }
+            let states = decoded.map(\.state)
+            var start = 0
+            for (position, value) in values.enumerated() {
+                var end = start
+                while end < decoded.count, decoded[end].value == position { end += 1 }
+                try body(value, states[start..<end], isIndexed[position])
+                start = end
+            }
         }
     }
 

@@ -1,22 +1,27 @@
 extension TreeReader {
-    /// The values of `keys`, each handed to `body` with its index (nil when absent). Keys
-    /// in ascending order are found leaf by leaf: a key that falls inside the leaf of the
-    /// one before it is searched there, without a descent from the root, which is how an
-    /// import looks up a batch of keys.
-    public func getEach(_ keys: [[UInt8]], _ body: (_ index: Int, _ value: [UInt8]?) throws -> Void) throws {
+    /// The values of `keys`, each handed to `body` with its index (nil when absent), as
+    /// bytes borrowed for the call. Keys in ascending order are found leaf by leaf: a key
+    /// that falls inside the leaf of the one before it is searched there, without a descent
+    /// from the root, which is how an import looks up a batch of keys.
+    public func getEach(_ keys: [[UInt8]], _ body: (_ index: Int, _ value: UnsafeRawBufferPointer?) throws -> Void) throws {
         guard case .page(let rootOffset) = root else {
-            for (index, key) in keys.enumerated() { try body(index, try get(key)) }
+            for (index, key) in keys.enumerated() {
+                guard let value = try get(key) else {
+                    try body(index, nil)
+                    continue
+                }
+                try value.withUnsafeBytes { try body(index, $0) }
+            }
             return
         }
         var window = LeafWindow(root: rootOffset, reader: reader)
         for (index, key) in keys.enumerated() {
-            let value = try key.withUnsafeBytes { key -> LeafValue? in
+            try key.withUnsafeBytes { key in
                 let page = try window.leaf(for: key)
                 let position = page.lowerBound(key)
-                guard position < page.count, page.compareKey(at: position, with: key) == 0 else { return nil }
-                return page.value(at: position)
+                guard position < page.count, page.compareKey(at: position, with: key) == 0 else { return try body(index, nil) }
+                try page.withEntry(at: position, overflow: { try reader.bytes(of: $0) }) { _, value in try body(index, value) }
             }
-            try body(index, try value.map { try reader.bytes(of: $0) })
         }
     }
 
@@ -35,8 +40,8 @@ extension TreeReader {
             // The last key handed out when the matches may go on past this leaf.
             let unfinished = try prefix.withUnsafeBytes { prefix -> [UInt8]?? in
                 let page = try window.leaf(for: prefix)
-                var last: [UInt8]?
                 var position = page.lowerBound(prefix)
+                let first = position
                 while position < page.count {
                     let matched = try page.withEntry(at: position, overflow: { try reader.bytes(of: $0) }) { key, value in
                         guard key.starts(with: prefix) else { return false }
@@ -44,10 +49,10 @@ extension TreeReader {
                         return true
                     }
                     guard matched else { return nil }
-                    last = page.key(at: position)
                     position += 1
                 }
-                return .some(last)
+                // Copied only here: matches that end inside the leaf need no key.
+                return .some(position > first ? page.key(at: position - 1) : nil)
             }
             // The leaf ended while matching (or before the first match): the cursor goes on.
             if case .some(let last) = unfinished { try scanWithCursor(prefix, after: last, index: index, body) }
