@@ -312,13 +312,12 @@ private struct DirectBatch {
             if !left { removals.insert(RemovedTarget(owner: previous, position: inverse.position, target: sourceID)) }
         }
         if let target, let targetID {
-            // Back where it is stored: the deletion is called off, nothing is added.
-            guard removals.remove(RemovedTarget(owner: targetID, position: inverse.position, target: sourceID)) == nil else { return }
-            switch entries[target].state.relationships[inverse.position] {
-            case .added(let extra) where extra.contains(sourceID): return
-            case .toMany(let list) where list.contains(sourceID): return
-            default: entries[target].state.appendTarget(sourceID, at: inverse.position)
-            }
+            // Back where it is stored: the deletion is called off, nothing is added. (Most
+            // batches remove nothing: no hashing then.)
+            if !removals.isEmpty, removals.remove(RemovedTarget(owner: targetID, position: inverse.position, target: sourceID)) != nil { return }
+            // Additions skip a member they hold already.
+            if case .toMany(let list) = entries[target].state.relationships[inverse.position], list.contains(sourceID) { return }
+            entries[target].state.appendTarget(sourceID, at: inverse.position)
         }
     }
 
