@@ -54,8 +54,9 @@ import Synchronization
 /// rather than giving wrong dates: `Y` (the week-based year, a classic mistake for `y`),
 /// `D`, `G`, `u`, `w`, `zzzz`, `MMMMM`...
 ///
-/// A pattern is an immutable value: share it across threads freely.
-public struct DateFormatPattern: Sendable, CustomStringConvertible {
+/// A pattern is immutable: share it across threads freely. (A class: an import reads it
+/// for every date, and a reference is one retain where a copy of its arrays was three.)
+public final class DateFormatPattern: Sendable, CustomStringConvertible {
     /// The format a `Date` attribute without a `dateFormat` user-info key reads:
     /// `yyyy-MM-dd'T'HH:mm:ssZ`, so `2011-07-23T22:30:40Z` and `2011-07-23T22:30:40+0200`
     /// both read.

@@ -24,20 +24,26 @@ extension ImportConversion {
         }
 
         func date(_ json: JSONValue) throws(ImportValueError) -> Date {
-            switch (json, self) {
-            case (.number(let number), .unixMilliseconds):
-                return try Self.date(json, seconds: number.doubleValue.map { $0 / 1000 }, unit: "milliseconds")
-            case (.number(let number), _):
-                return try Self.date(json, seconds: number.doubleValue, unit: "seconds")
-            case (.string(let string), .pattern(let pattern)):
-                return try pattern.date(from: string)
-            case (.string(let string), .unixMilliseconds):
-                guard let number = NumericText.number(string) else {
-                    throw ImportValueError("\(ImportValueError.quote(string)) is not a number of milliseconds since 1970 (dateFormat UnixTime)")
+            // One switch after the other, not over a tuple of both: the tuple copied the
+            // value and the rule for every date imported.
+            switch json {
+            case .number(let number):
+                if case .unixMilliseconds = self {
+                    return try Self.date(json, seconds: number.doubleValue.map { $0 / 1000 }, unit: "milliseconds")
                 }
-                return try Self.date(json, seconds: number.doubleValue.map { $0 / 1000 }, unit: "milliseconds")
-            case (.string, .unsupported(let error)):
-                throw ImportValueError(error.description)
+                return try Self.date(json, seconds: number.doubleValue, unit: "seconds")
+            case .string(let string):
+                switch self {
+                case .pattern(let pattern):
+                    return try pattern.date(from: string)
+                case .unixMilliseconds:
+                    guard let number = NumericText.number(string) else {
+                        throw ImportValueError("\(ImportValueError.quote(string)) is not a number of milliseconds since 1970 (dateFormat UnixTime)")
+                    }
+                    return try Self.date(json, seconds: number.doubleValue.map { $0 / 1000 }, unit: "milliseconds")
+                case .unsupported(let error):
+                    throw ImportValueError(error.description)
+                }
             default:
                 throw .cannotConvert(json, to: .date)
             }

@@ -42,7 +42,10 @@ import Foundation
 ///
 /// Arrays and objects convert only through a transformer: for the others they are errors
 /// naming the kind (`an array cannot be converted to Integer 16`).
-public struct ImportConversion: Sendable {
+///
+/// Immutable, and a class: an import converts every value through one, and a reference is
+/// one retain where a copy of the attribute description and rule was many.
+public final class ImportConversion: Sendable {
     public let attribute: AttributeDescription
     private let rule: Rule
 
