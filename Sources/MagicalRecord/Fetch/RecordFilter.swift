@@ -233,7 +233,7 @@ final class RecordFilter {
             case (.equalTo, _), (.notEqualTo, _), (.lessThan, _), (.lessThanOrEqualTo, _), (.greaterThan, _), (.greaterThanOrEqualTo, _):
                 switch value {
                 case .integer(let number): return FastTest(position: position, comparison: comparison, constant: .integer(number))
-                case .double(let number): return FastTest(position: position, comparison: comparison, constant: .double(number))
+                case .double(let number): return FastTest(position: position, comparison: comparison, constant: .of(number))
                 case .date(let date): return FastTest(position: position, comparison: comparison, constant: .date(date))
                 case .string(let text) where options.isEmpty: return string(text, position, comparison)
                 default: return none

@@ -32,7 +32,7 @@ final class SortKeyProbe {
     func setBound(_ value: AttributeValue) {
         switch value {
         case .integer(let number): bound = .integer(number)
-        case .double(let number): bound = .double(number)
+        case .double(let number): bound = .of(number)
         case .date(let date): bound = .date(date)
         case .string(let text):
             bound = .string

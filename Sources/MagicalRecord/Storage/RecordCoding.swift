@@ -34,6 +34,11 @@ final class RecordCoder: Sendable {
         static let uuid: UInt8 = 10
         static let uri: UInt8 = 11
         static let object: UInt8 = 12
+        /// Compact numbers (O12), each a signed 32-bit integer: a whole double, a double of
+        /// hundredths (the value × 100), a date of whole seconds since 1970.
+        static let wholeDouble: UInt8 = 13
+        static let hundredthsDouble: UInt8 = 14
+        static let wholeSecondsDate: UInt8 = 15
     }
 
     init(entity: Entity, slots: SlotMap) throws(MagicalRecordError) {
@@ -298,7 +303,7 @@ final class RecordCoder: Sendable {
         case Tag.null, Tag.false, Tag.true: return true
         case Tag.integer: return reader.readVarintUInt64() != nil
         case Tag.double, Tag.date: return reader.skip(8) != nil
-        case Tag.float: return reader.skip(4) != nil
+        case Tag.float, Tag.wholeDouble, Tag.hundredthsDouble, Tag.wholeSecondsDate: return reader.skip(4) != nil
         case Tag.uuid: return reader.skip(16) != nil
         case Tag.decimal, Tag.string, Tag.data, Tag.uri:
             guard let count = reader.readVarint() else { return false }
@@ -313,10 +318,18 @@ final class RecordCoder: Sendable {
             bytes.append(Tag.null)
         case .integer(let number):
             bytes.append(Tag.integer)
-            bytes.appendVarint(UInt64(bitPattern: (number << 1) ^ (number >> 63)))
+            bytes.appendVarint(zigzag(number))
         case .double(let number):
-            bytes.append(Tag.double)
-            bytes.appendLittleEndian(number.bitPattern)
+            if let whole = compactWhole(number) {
+                bytes.append(Tag.wholeDouble)
+                bytes.appendLittleEndian(whole)
+            } else if let hundredths = hundredths(of: number) {
+                bytes.append(Tag.hundredthsDouble)
+                bytes.appendLittleEndian(hundredths)
+            } else {
+                bytes.append(Tag.double)
+                bytes.appendLittleEndian(number.bitPattern)
+            }
         case .float(let number):
             bytes.append(Tag.float)
             bytes.appendLittleEndian(number.bitPattern)
@@ -329,8 +342,13 @@ final class RecordCoder: Sendable {
             bytes.append(Tag.string)
             appendText(text, to: &bytes)
         case .date(let date):
-            bytes.append(Tag.date)
-            bytes.appendLittleEndian(date.timeIntervalSince1970.bitPattern)
+            if let seconds = compactWhole(date.timeIntervalSince1970) {
+                bytes.append(Tag.wholeSecondsDate)
+                bytes.appendLittleEndian(seconds)
+            } else {
+                bytes.append(Tag.date)
+                bytes.appendLittleEndian(date.timeIntervalSince1970.bitPattern)
+            }
         case .data(let data):
             bytes.append(Tag.data)
             bytes.appendVarint(data.count)
@@ -344,6 +362,28 @@ final class RecordCoder: Sendable {
         }
     }
 
+    private static func zigzag(_ number: Int64) -> UInt64 {
+        UInt64(bitPattern: (number << 1) ^ (number >> 63))
+    }
+
+    static func unzigzag(_ zigzag: UInt64) -> Int64 {
+        Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+    }
+
+    /// `number` as a whole number when it is one that fits 32 bits and reads back bit for
+    /// bit (so not -0.0); else nil.
+    private static func compactWhole(_ number: Double) -> Int32? {
+        guard let whole = Int32(exactly: number) else { return nil }
+        return Double(whole).bitPattern == number.bitPattern ? whole : nil
+    }
+
+    /// `number` × 100 when that is a whole number that fits 32 bits and from which dividing
+    /// by 100 gives `number` back bit for bit (two decimals, as prices are); else nil.
+    static func hundredths(of number: Double) -> Int32? {
+        guard let hundredths = Int32(exactly: (number * 100).rounded()) else { return nil }
+        return (Double(hundredths) / 100).bitPattern == number.bitPattern ? hundredths : nil
+    }
+
     private static func appendText(_ text: String, to bytes: inout [UInt8]) {
         bytes.appendVarint(text.utf8.count)
         bytes += text.utf8
@@ -352,10 +392,11 @@ final class RecordCoder: Sendable {
     static func readValue(_ tag: UInt8, _ reader: inout ByteReader) -> AttributeValue? {
         switch tag {
         case Tag.null: return .null
-        case Tag.integer:
-            guard let zigzag = reader.readVarintUInt64() else { return nil }
-            return .integer(Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1))))
+        case Tag.integer: return reader.readVarintUInt64().map { .integer(unzigzag($0)) }
         case Tag.double: return reader.read(UInt64.self).map { .double(Double(bitPattern: $0)) }
+        case Tag.wholeDouble: return reader.read(Int32.self).map { .double(Double($0)) }
+        case Tag.hundredthsDouble: return reader.read(Int32.self).map { .double(Double($0) / 100) }
+        case Tag.wholeSecondsDate: return reader.read(Int32.self).map { .date(Date(timeIntervalSince1970: Double($0))) }
         case Tag.float: return reader.read(UInt32.self).map { .float(Float(bitPattern: $0)) }
         case Tag.decimal: return readText(&reader).flatMap { Decimal(string: $0, locale: Locale(identifier: "en_US_POSIX")) }.map { .decimal($0) }
         case Tag.false: return .bool(false)

@@ -5,16 +5,47 @@ import MagicalStore
 /// has checked the record), and the orders ``AttributeValue/compare(_:_:)`` gives, applied
 /// to the bytes: what lets filters and sorted scans judge a record without decoding it.
 enum RecordField {
-    /// The integer whose payload starts at `payload`.
-    static func integer(_ record: UnsafeRawBufferPointer, at payload: Int) -> Int64 {
+    /// The integer whose payload starts at `payload`; nil when its varint does not end
+    /// inside the record.
+    static func integer(_ record: UnsafeRawBufferPointer, at payload: Int) -> Int64? {
         var reader = ByteReader(record, at: payload)
-        let zigzag = reader.readVarintUInt64() ?? 0
-        return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+        return reader.readVarintUInt64().map(RecordCoder.unzigzag)
     }
 
-    /// The double (or a date's seconds since 1970) whose payload starts at `payload`.
-    static func double(_ record: UnsafeRawBufferPointer, at payload: Int) -> Double {
-        Double(bitPattern: record.loadLittleEndian(at: payload, as: UInt64.self))
+    /// The `T` at `payload`, little-endian; nil when it would run past the record (a
+    /// damaged one: the decoder reports it).
+    @inline(__always)
+    private static func fixed<T: FixedWidthInteger>(_ record: UnsafeRawBufferPointer, at payload: Int, as type: T.Type) -> T? {
+        guard payload + MemoryLayout<T>.size <= record.count else { return nil }
+        return record.loadLittleEndian(at: payload, as: T.self)
+    }
+
+    /// A compact number's 32-bit integer (O12).
+    @inline(__always)
+    static func compact(_ record: UnsafeRawBufferPointer, at payload: Int) -> Int64? {
+        fixed(record, at: payload, as: Int32.self).map(Int64.init)
+    }
+
+    /// The value of a double field in any of its forms (O12), as the decoder reads it; nil
+    /// when `tag` is not a double's (or the field runs past the record).
+    @inline(__always)
+    static func double(_ record: UnsafeRawBufferPointer, tag: UInt8, at payload: Int) -> Double? {
+        switch tag {
+        case RecordCoder.Tag.double: return fixed(record, at: payload, as: UInt64.self).map(Double.init(bitPattern:))
+        case RecordCoder.Tag.wholeDouble: return compact(record, at: payload).map { Double($0) }
+        case RecordCoder.Tag.hundredthsDouble: return compact(record, at: payload).map { Double($0) / 100 }
+        default: return nil
+        }
+    }
+
+    /// A date field's seconds since 1970 in either form; nil when `tag` is not a date's.
+    @inline(__always)
+    static func dateSeconds(_ record: UnsafeRawBufferPointer, tag: UInt8, at payload: Int) -> Double? {
+        switch tag {
+        case RecordCoder.Tag.date: return fixed(record, at: payload, as: UInt64.self).map(Double.init(bitPattern:))
+        case RecordCoder.Tag.wholeSecondsDate: return compact(record, at: payload).map { Double($0) }
+        default: return nil
+        }
     }
 
     /// The bytes of the text whose payload starts at `payload`, when they are all ASCII
@@ -46,8 +77,16 @@ enum RecordField {
     enum InPlaceConstant {
         case integer(Int64)
         case double(Double)
+        /// A double that is a whole number of hundredths (O12), with that number: stored
+        /// hundredths order against it as integers, without a division.
+        case hundredths(Double, Int64)
         case date(Date)
         case string
+
+        /// The constant for the double `value`, with its hundredths when it has them.
+        static func of(_ value: Double) -> InPlaceConstant {
+            RecordCoder.hundredths(of: value).map { .hundredths(value, Int64($0)) } ?? .double(value)
+        }
     }
 
     /// How the field whose tag is at `start` orders against `constant` (`text`: the
@@ -58,17 +97,28 @@ enum RecordField {
         _ record: UnsafeRawBufferPointer, fieldAt start: Int, against constant: InPlaceConstant, text: UnsafeRawBufferPointer
     ) -> ComparisonResult? {
         let payload = start + 1
-        switch (constant, record[start]) {
+        let tag = record[start]
+        switch (constant, tag) {
         case (.integer(let other), RecordCoder.Tag.integer):
-            return order(integer(record, at: payload), other)
-        case (.integer(let other), RecordCoder.Tag.double):
-            return compareExactly(other, double(record, at: payload)).map(\.reversed)
-        case (.double(let other), RecordCoder.Tag.integer):
-            return compareExactly(integer(record, at: payload), other)
-        case (.double(let other), RecordCoder.Tag.double):
-            return orderDoubles(double(record, at: payload), other)
-        case (.date(let other), RecordCoder.Tag.date):
-            return order(Date(timeIntervalSince1970: double(record, at: payload)), other)
+            return integer(record, at: payload).map { order($0, other) }
+        case (.integer(let other), RecordCoder.Tag.wholeDouble), (.integer(let other), RecordCoder.Tag.hundredthsDouble):
+            // 32-bit whole numbers and hundredths order against an integer in integers,
+            // exactly as their doubles do: no conversion, no division.
+            let scale: Int64 = tag == RecordCoder.Tag.wholeDouble ? 1 : 100
+            let (scaled, overflow) = other.multipliedReportingOverflow(by: scale)
+            guard !overflow else { return double(record, tag: tag, at: payload).flatMap { compareExactly(other, $0) }.map(\.reversed) }
+            return compact(record, at: payload).map { order($0, scaled) }
+        case (.integer(let other), _):
+            return double(record, tag: tag, at: payload).flatMap { compareExactly(other, $0) }.map(\.reversed)
+        case (.hundredths(_, let scaled), RecordCoder.Tag.hundredthsDouble):
+            // Distinct 32-bit hundredths are distinct doubles, in the same order.
+            return compact(record, at: payload).map { order($0, scaled) }
+        case (.double(let other), RecordCoder.Tag.integer), (.hundredths(let other, _), RecordCoder.Tag.integer):
+            return integer(record, at: payload).flatMap { compareExactly($0, other) }
+        case (.double(let other), _), (.hundredths(let other, _), _):
+            return double(record, tag: tag, at: payload).map { orderDoubles($0, other) }
+        case (.date(let other), _):
+            return dateSeconds(record, tag: tag, at: payload).map { order(Date(timeIntervalSince1970: $0), other) }
         case (.string, RecordCoder.Tag.string):
             return asciiText(record, at: payload).map { byteOrder($0, text) }
         default:

@@ -5,11 +5,20 @@ import MagicalStore
 /// A record whose slots are all below 64 says which it has in a presence mask and where
 /// each value starts in a table, so a filter, sort or aggregate finds the fields it reads
 /// with a bit count and a load instead of stepping over every field before them. Other
-/// records list each field under its slot number (version 1), which any slot fits.
+/// records list each field under its slot number (a slot list), which any slot fits.
 enum RecordLayout {
-    static let slotList: UInt8 = 1
-    /// Offset tables of 1, 2 and 4 bytes per entry.
-    static let offsetTables: ClosedRange<UInt8> = 2...4
+    /// The slot list written: version 8, which may hold compact numbers (O12); version 1,
+    /// written before them, still reads.
+    static let slotList: UInt8 = 8
+    static let slotListBeforeCompactNumbers: UInt8 = 1
+    /// Offset tables of 1, 2 and 4 bytes per entry: written as versions 5-7, which may hold
+    /// compact numbers; versions 2-4, written before them, still read.
+    static let offsetTables: ClosedRange<UInt8> = 2...7
+    static let firstOffsetTableWithCompactNumbers: UInt8 = 5
+
+    static func isSlotList(_ version: UInt8) -> Bool {
+        version == slotList || version == slotListBeforeCompactNumbers
+    }
     /// Slots the presence mask holds.
     static let maskedSlots = 64
 
@@ -32,7 +41,7 @@ enum RecordLayout {
             var reader = ByteReader(raw)
             guard let version = reader.read(UInt8.self), reader.readVarint() == entityCode else { return nil }
             self.version = version
-            if version == RecordLayout.slotList {
+            if RecordLayout.isSlotList(version) {
                 guard let count = reader.readVarint() else { return nil }
                 self.count = count
                 fieldsStart = reader.position
@@ -44,14 +53,15 @@ enum RecordLayout {
             guard RecordLayout.offsetTables.contains(version), let presence = reader.readVarintUInt64() else { return nil }
             self.presence = presence
             count = presence.nonzeroBitCount
-            width = version == 2 ? 1 : (version == 3 ? 2 : 4)
+            // Versions 2 and 5 have 1-byte offsets, 3 and 6 2-byte, 4 and 7 4-byte.
+            width = 1 << (Int(version - 2) % 3)
             tableStart = reader.position
             fieldsStart = tableStart + max(count - 1, 0) * width
             // Every value has at least its tag byte.
             guard raw.count - fieldsStart >= count else { return nil }
         }
 
-        var hasOffsetTable: Bool { version != RecordLayout.slotList }
+        var hasOffsetTable: Bool { !RecordLayout.isSlotList(version) }
 
         /// Offset tables only: where value `index` (counted in slot order) starts and ends
         /// in `raw`; nil when the table puts it out of order or past the end.
@@ -186,7 +196,7 @@ enum RecordLayout {
             let width = total <= 0x100 ? 1 : (total <= 0x1_0000 ? 2 : 4)
             let presence = fields.reduce(UInt64(0)) { $0 | 1 << UInt64($1.slot) }
             record.reserveCapacity(record.count + 1 + varintSize(entityCode) + varintSize(presence) + max(fields.count - 1, 0) * width + total)
-            record.append(width == 1 ? 2 : (width == 2 ? 3 : 4))
+            record.append(RecordLayout.firstOffsetTableWithCompactNumbers + (width == 1 ? 0 : (width == 2 ? 1 : 2)))
             record.appendVarint(entityCode)
             record.appendVarint(presence)
             var offset = 0

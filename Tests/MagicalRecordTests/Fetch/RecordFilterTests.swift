@@ -34,7 +34,12 @@ import Testing
         "abcdefghij", "abcdefghijé", "ébcdefghij", "abcdéfghij", "abcde\u{301}fghij", "ABCDÉFGHIJ",
         "abcdefghijklmnopq", "ijklmnopq", "abcdf",
     ]
-    private static let numbers: [Double] = [-2, -1, -0.5, 0, 0.5, 1, 2, 3, 1e19, -1e19, .nan, .infinity, 9_007_199_254_740_992]
+    /// Whole numbers and hundredths (stored compact, O12) on both sides of the integers,
+    /// and doubles no compact form holds.
+    private static let numbers: [Double] = [
+        -2, -1, -0.5, 0, 0.5, 1, 2, 3, 1e19, -1e19, .nan, .infinity, 9_007_199_254_740_992,
+        2.99, 3.01, -2.01, 0.01, -0.0, 1.0 / 3, 21_474_836.47, 2_147_483_647, 2_147_483_648,
+    ]
 
     private func randomValue(_ generator: inout SeededGenerator) -> AttributeValue {
         switch generator.next() % 9 {

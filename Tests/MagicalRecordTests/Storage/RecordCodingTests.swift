@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MagicalStore
 @testable import MagicalRecord
 
 /// Records: what is encoded decodes to the same state, in full or in part, and bytes that
@@ -56,6 +57,64 @@ import Testing
             #expect(reused == coder.encode(state))
             #expect(try coder.decode(reused, number: 9) == state)
         }
+    }
+
+    /// O12: doubles and dates take the 4-byte compact forms exactly when those give the value
+    /// back bit for bit, and every value reads back bit for bit.
+    @Test func compactNumbersReadBackBitForBit() {
+        func written(_ value: AttributeValue) -> [UInt8] {
+            var bytes: [UInt8] = []
+            RecordCoder.append(value, to: &bytes)
+            return bytes
+        }
+        func readBack(_ bytes: [UInt8]) -> AttributeValue? {
+            bytes.withUnsafeBytes { raw in
+                var reader = ByteReader(raw, at: 1)
+                let value = RecordCoder.readValue(raw[0], &reader)
+                return reader.position == raw.count ? value : nil
+            }
+        }
+        let cases: [(Double, UInt8)] = [
+            (0, RecordCoder.Tag.wholeDouble), (-0.0, RecordCoder.Tag.double), (7, RecordCoder.Tag.wholeDouble),
+            (-123_456, RecordCoder.Tag.wholeDouble), (Double(Int32.max), RecordCoder.Tag.wholeDouble), (Double(Int32.min), RecordCoder.Tag.wholeDouble),
+            (Double(Int32.max) + 1, RecordCoder.Tag.double), (123_456.78, RecordCoder.Tag.hundredthsDouble), (0.5, RecordCoder.Tag.hundredthsDouble),
+            (-0.01, RecordCoder.Tag.hundredthsDouble), (21_474_836.47, RecordCoder.Tag.hundredthsDouble), (21_474_836.48, RecordCoder.Tag.double),
+            (0.001, RecordCoder.Tag.double), (1.0 / 3, RecordCoder.Tag.double),
+            (.nan, RecordCoder.Tag.double), (.infinity, RecordCoder.Tag.double), (-.infinity, RecordCoder.Tag.double),
+            (.greatestFiniteMagnitude, RecordCoder.Tag.double), (.leastNonzeroMagnitude, RecordCoder.Tag.double),
+        ]
+        for (number, tag) in cases {
+            let bytes = written(.double(number))
+            #expect(bytes[0] == tag, "\(number)")
+            #expect(bytes.count == (tag == RecordCoder.Tag.double ? 9 : 5), "\(number)")
+            guard case .double(let back)? = readBack(bytes) else {
+                Issue.record("\(number) did not read back")
+                continue
+            }
+            #expect(back.bitPattern == number.bitPattern, "\(number)")
+        }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let number = switch Int.random(in: 0..<4, using: &random) {
+            case 0: Double(Int.random(in: -2_000_000_000_000...2_000_000_000_000, using: &random)) / 100
+            case 1: Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &random))
+            case 2: Double(Int64.random(in: -(1 << 50)...(1 << 50), using: &random))
+            default: Double.random(in: -1e9...1e9, using: &random)
+            }
+            let bytes = written(.double(number))
+            guard case .double(let back)? = readBack(bytes) else {
+                Issue.record("\(number) did not read back")
+                continue
+            }
+            #expect(back.bitPattern == number.bitPattern, "\(number)")
+            #expect(bytes.count <= 9)
+            let date = Date(timeIntervalSince1970: number.isFinite ? number.rounded() : 0)
+            let dateBytes = written(.date(date))
+            #expect(readBack(dateBytes) == .date(date), "\(date.timeIntervalSince1970)")
+            #expect(dateBytes.count <= 9)
+        }
+        #expect(written(.date(Date(timeIntervalSince1970: 1_700_000_000)))[0] == RecordCoder.Tag.wholeSecondsDate)
+        #expect(written(.date(Date(timeIntervalSince1970: 1_700_000_000.5)))[0] == RecordCoder.Tag.date)
     }
 
     @Test func aPartialDecodeReadsOnlyWhatItIsAskedFor() throws {

@@ -24,6 +24,15 @@ import Testing
         return String(repeating: "é", count: Int.random(in: 0...1, using: &random)) + String(repeating: "x", count: length)
     }
 
+    /// Doubles of every form a record writes (O12): whole, hundredths, any other.
+    private func randomDouble(_ random: inout SplitMix64) -> Double {
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0: return Double(Int.random(in: -1_000_000...1_000_000, using: &random))
+        case 1: return Double(Int.random(in: -100_000_000...100_000_000, using: &random)) / 100
+        default: return Double.random(in: -1e6...1e6, using: &random)
+        }
+    }
+
     private func randomState(_ random: inout SplitMix64) throws -> ObjectState {
         let entity = try #require(Self.model.entity(named: "Note"))
         var state = ObjectState(id: ObjectID(entityName: "Note", number: 9), entity: entity)
@@ -31,8 +40,8 @@ import Testing
         state.attributes = [
             .integer(Int64.random(in: -1_000_000...1_000_000, using: &random)),
             maybe(.string(randomText(&random))), maybe(.string(randomText(&random))),
-            maybe(.double(Double.random(in: -1e6...1e6, using: &random))),
-            maybe(.date(Date(timeIntervalSince1970: Double(Int.random(in: 0...2_000_000_000, using: &random))))),
+            maybe(.double(randomDouble(&random))),
+            maybe(.date(Date(timeIntervalSince1970: Double(Int.random(in: 0...2_000_000_000, using: &random)) + (Bool.random(using: &random) ? 0 : 0.25)))),
             maybe(.bool(Bool.random(using: &random))),
         ]
         let author = Int.random(in: 0..<4, using: &random) == 0 ? nil : ObjectID(entityName: "Author", number: Int64.random(in: 1...1_000_000, using: &random))
@@ -84,7 +93,23 @@ import Testing
             #expect(RecordLayout.offsetTables.contains(bytes[0]))
             try expectReads(bytes, of: state, coder: coder, random: &random)
         }
-        #expect(versions == [2, 3, 4])
+        #expect(versions == [5, 6, 7])
+    }
+
+    /// Offset tables as libraries before compact numbers wrote them (versions 2-4, every
+    /// double and date in 8 bytes) still read.
+    @Test func offsetTablesBeforeCompactNumbersStillRead() throws {
+        let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        var random = SplitMix64(seed: 16)
+        for _ in 0..<(100 * testScale) {
+            var state = try randomState(&random)
+            // Values no compact form holds: the bytes are what the earlier libraries wrote.
+            state.attributes[3] = .double(Double.random(in: 0..<1, using: &random) / 3 + 0.001)
+            state.attributes[4] = .date(Date(timeIntervalSince1970: 0.5))
+            var bytes = coder.encode(state)
+            bytes[0] -= RecordLayout.firstOffsetTableWithCompactNumbers - 2
+            try expectReads(bytes, of: state, coder: coder, random: &random)
+        }
     }
 
     /// Slots assigned out of property order (as migrations leave them) are written in slot order.
@@ -111,7 +136,8 @@ import Testing
         }
     }
 
-    /// Records as earlier versions wrote every record: a slot list, whatever the slots.
+    /// Records as the first versions wrote every record: a slot list (version 1), whatever
+    /// the slots, with doubles and dates in 8 bytes.
     @Test func slotListsOfSmallSlotsStillRead() throws {
         let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
         var random = SplitMix64(seed: 15)
@@ -121,7 +147,16 @@ import Testing
             var count = 0
             for (slot, value) in state.attributes.enumerated() where !value.isNull {
                 fields.appendVarint(slot)
-                RecordCoder.append(value, to: &fields)
+                switch value {
+                case .double(let number):
+                    fields.append(RecordCoder.Tag.double)
+                    fields.appendLittleEndian(number.bitPattern)
+                case .date(let date):
+                    fields.append(RecordCoder.Tag.date)
+                    fields.appendLittleEndian(date.timeIntervalSince1970.bitPattern)
+                default:
+                    RecordCoder.append(value, to: &fields)
+                }
                 count += 1
             }
             if case .toOne(let author?) = state.relationships[0] {
@@ -130,7 +165,7 @@ import Testing
                 fields.appendVarint(Int(author.number))
                 count += 1
             }
-            var bytes: [UInt8] = [RecordLayout.slotList, 1]
+            var bytes: [UInt8] = [RecordLayout.slotListBeforeCompactNumbers, 1]
             bytes.appendVarint(count)
             try expectReads(bytes + fields, of: state, coder: coder, random: &random)
         }
