@@ -22,6 +22,23 @@ import Testing
         #expect(order == expected, "\(stored) (tag \(bytes[0])) against \(constant)")
     }
 
+    /// A fixed-width field cut short by the record's end is not read in place (the bytes
+    /// after it are not the record's): the caller decodes, which reports the damage.
+    @Test func aFieldRunningPastTheRecordIsNotReadInPlace() {
+        let cut: [[UInt8]] = [
+            [RecordCoder.Tag.double, 1, 2, 3], [RecordCoder.Tag.date, 1, 2, 3, 4, 5, 6, 7],
+            [RecordCoder.Tag.wholeDouble, 1, 2], [RecordCoder.Tag.hundredthsDouble, 1], [RecordCoder.Tag.wholeSecondsDate, 1, 2, 3],
+            [RecordCoder.Tag.integer, 0x80, 0x80],
+        ]
+        let constants: [RecordField.InPlaceConstant] = [.integer(1), .double(1), .of(2.5), .date(Date(timeIntervalSince1970: 1))]
+        for bytes in cut {
+            for constant in constants {
+                let order = bytes.withUnsafeBytes { RecordField.compare($0, fieldAt: 0, against: constant, text: UnsafeRawBufferPointer(start: nil, count: 0)) }
+                #expect(order == nil, "\(bytes) against \(constant)")
+            }
+        }
+    }
+
     @Test func doublesInEveryFormOrderAsTheirValues() {
         var random = SystemRandomNumberGenerator()
         var stored = Self.storedNumbers
