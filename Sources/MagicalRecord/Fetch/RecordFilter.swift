@@ -47,9 +47,10 @@ final class RecordFilter {
     private let generalTests: [GeneralTest]
     private let stringBytes: UnsafeMutableBufferPointer<UInt8>
     private let wanted: UnsafeMutableBufferPointer<Bool>
-    /// Per record: where each tested attribute's field begins (see
-    /// ``RecordCoder/locateAttributes(_:number:wanted:offsets:)``).
+    /// Per record: where each tested attribute's field begins and ends (see
+    /// ``RecordCoder/locateAttributes(_:number:wanted:offsets:ends:)``).
     private let offsets: UnsafeMutableBufferPointer<Int>
+    private let ends: UnsafeMutableBufferPointer<Int>
 
     /// Nil when `compiled` has a part that reads more than attributes. `entityName` names
     /// the fetched entity in predicate errors.
@@ -68,6 +69,8 @@ final class RecordFilter {
         self.wanted = .copying(wanted)
         offsets = .allocate(capacity: wanted.count)
         offsets.initialize(repeating: -1)
+        ends = .allocate(capacity: wanted.count)
+        ends.initialize(repeating: -1)
     }
 
     deinit {
@@ -77,11 +80,12 @@ final class RecordFilter {
         stringBytes.deallocate()
         wanted.deallocate()
         offsets.deallocate()
+        ends.deallocate()
     }
 
     /// Whether the object stored as `record` (its number `number`) satisfies the predicate.
     func matches(_ record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> Bool {
-        try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
+        try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
         return try evaluate(nodes.count - 1, record, number)
     }
 
@@ -112,17 +116,19 @@ final class RecordFilter {
             }
         }
         let text = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: stringBytes[test.textStart..<test.textStart + test.textCount]))
+        // The field's own bytes: a damaged one never reads into the next.
+        let field = UnsafeRawBufferPointer(rebasing: record[start..<ends[test.position]])
         switch (test.constant, test.comparison) {
         case (nil, _):
             break
         case (.string?, .beginsWith), (.string?, .endsWith), (.string?, .contains):
-            guard record[start] == RecordCoder.Tag.string, let stored = RecordField.asciiText(record, at: start + 1) else { break }
+            guard field[0] == RecordCoder.Tag.string, let stored = RecordField.asciiText(field, at: 1) else { break }
             return Self.match(stored, test.comparison, text)
         case (let constant?, _):
-            guard let order = RecordField.compare(record, fieldAt: start, against: constant, text: text) else { break }
+            guard let order = RecordField.compare(field, fieldAt: 0, against: constant, text: text) else { break }
             return Self.truth(test.comparison, order)
         }
-        return try general(index, tag: record[start], at: start + 1, record, number)
+        return try general(index, tag: field[0], at: 1, field, number)
     }
 
     /// The general comparison on the decoded field: every case the in-place tests do not

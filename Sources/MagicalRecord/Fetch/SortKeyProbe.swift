@@ -7,6 +7,7 @@ final class SortKeyProbe {
     private let position: Int
     private let wanted: UnsafeMutableBufferPointer<Bool>
     private let offsets: UnsafeMutableBufferPointer<Int>
+    private let ends: UnsafeMutableBufferPointer<Int>
     /// The bound as a field compares with it in place; nil for a kind that does not.
     private var bound: RecordField.InPlaceConstant?
     /// The bound's UTF-8 bytes when it is a string.
@@ -21,11 +22,14 @@ final class SortKeyProbe {
         wanted[position] = true
         offsets = .allocate(capacity: count)
         offsets.initialize(repeating: -1)
+        ends = .allocate(capacity: count)
+        ends.initialize(repeating: -1)
     }
 
     deinit {
         wanted.deallocate()
         offsets.deallocate()
+        ends.deallocate()
     }
 
     /// The value records are ordered against from now on.
@@ -47,9 +51,11 @@ final class SortKeyProbe {
     /// decodes. A damaged record is an error, as a decode makes it.
     func keyOrder(of record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> ComparisonResult? {
         guard let bound else { return nil }
-        try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
+        try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
         let start = offsets[position]
         guard start >= 0 else { return nil }
-        return boundText.withUnsafeBytes { RecordField.compare(record, fieldAt: start, against: bound, text: $0) }
+        // The field's own bytes: a damaged one never reads into the next.
+        let field = UnsafeRawBufferPointer(rebasing: record[start..<ends[position]])
+        return boundText.withUnsafeBytes { RecordField.compare(field, fieldAt: 0, against: bound, text: $0) }
     }
 }

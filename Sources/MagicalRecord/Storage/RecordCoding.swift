@@ -194,12 +194,14 @@ final class RecordCoder: Sendable {
         guard reader.position == raw.count else { throw damaged(number) }
     }
 
-    /// Where each attribute `wanted` flags begins in `raw` (the offset of its tag byte; -1
-    /// when the record lacks it), by position, building no value: a filter tests fields in
-    /// place. It checks the record's structure as far as it reads, and stops once it has
-    /// found every flagged attribute.
+    /// Where each attribute `wanted` flags lies in `raw`: `offsets` gets the offset of its
+    /// tag byte (-1 when the record lacks it), `ends` the end of its value, by position,
+    /// building no value: a filter tests fields in place, within their own bytes. It checks
+    /// the record's structure as far as it reads, and stops once it has found every flagged
+    /// attribute.
     func locateAttributes(
-        _ raw: UnsafeRawBufferPointer, number: Int64, wanted: UnsafeBufferPointer<Bool>, offsets: UnsafeMutableBufferPointer<Int>
+        _ raw: UnsafeRawBufferPointer, number: Int64, wanted: UnsafeBufferPointer<Bool>,
+        offsets: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>
     ) throws(MagicalRecordError) {
         let header = try header(raw, number: number)
         if header.hasOffsetTable {
@@ -211,6 +213,7 @@ final class RecordCoder: Sendable {
                     }
                     guard let range = header.valueRange(index, in: raw) else { return true }
                     offsets[position] = raw[range.lowerBound] != Tag.object ? range.lowerBound : -1
+                    ends[position] = range.upperBound
                 }
                 return false
             }
@@ -236,6 +239,7 @@ final class RecordCoder: Sendable {
             guard Self.skipValue(tag, &reader) else { throw damaged(number) }
             if position >= 0, position < wanted.count, wanted[position], offsets[position] < 0 {
                 offsets[position] = start
+                ends[position] = reader.position
                 remaining -= 1
             }
         }

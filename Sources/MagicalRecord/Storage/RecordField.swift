@@ -1,7 +1,7 @@
 import Foundation
 import MagicalStore
 
-/// Reading one field of a record where it lies (after ``RecordCoder/locateAttributes(_:number:wanted:offsets:)``
+/// Reading one field of a record where it lies (after ``RecordCoder/locateAttributes(_:number:wanted:offsets:ends:)``
 /// has checked the record), and the orders ``AttributeValue/compare(_:_:)`` gives, applied
 /// to the bytes: what lets filters and sorted scans judge a record without decoding it.
 enum RecordField {

@@ -30,22 +30,26 @@ func fuzzRecordDecoding(_ input: UnsafeRawBufferPointer) {
     let partialRead = damagedOrNil { () throws(MagicalRecordError) in try coder.decodeAttributes(raw, number: 9, mask: mask, into: &partial) }
     let wanted = UnsafeMutableBufferPointer<Bool>.allocate(capacity: mask.count)
     let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: mask.count)
+    let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: mask.count)
     defer {
         wanted.deallocate()
         offsets.deallocate()
+        ends.deallocate()
     }
     _ = wanted.initialize(from: mask)
     let located = damagedOrNil { () throws(MagicalRecordError) in
-        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
+        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
     }
     guard let full else { return }
     precondition(partialRead && located, "a record that decodes failed a partial read")
     for position in mask.indices where mask[position] {
         precondition(RecordDecodingFuzz.same(partial[position], full.attributes[position]), "a partial read disagrees with the full decode")
         if offsets[position] < 0 { continue }
-        var reader = ByteReader(raw, at: offsets[position])
+        // Read within the located bytes alone, which the value fills exactly.
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[offsets[position]..<ends[position]]))
         let value = reader.read(UInt8.self).flatMap { RecordCoder.readValue($0, &reader) }
         precondition(value.map { RecordDecodingFuzz.same($0, full.attributes[position]) } == true, "a located field disagrees with the full decode")
+        precondition(reader.position == ends[position] - offsets[position], "a located field's bytes are not its value's")
     }
     let again = try? coder.decode(coder.encode(full), number: 9)
     precondition(again.map { zip($0.attributes, full.attributes).allSatisfy(RecordDecodingFuzz.same) } == true, "a decoded state does not survive encoding")

@@ -105,6 +105,34 @@ import Testing
         }
     }
 
+    /// A field cut short inside an offset table (its bytes end before its value does) is
+    /// a damaged record to the filter too: read in place, it took the next field's bytes.
+    @Test func aFieldCutShortBeforeTheNextIsADamagedRecord() throws {
+        let coder = try coder()
+        var state = ObjectState(id: ObjectID(entityName: "Item", number: 7), entity: Self.entity)
+        state.attributes = Self.entity.attributes.map { _ in .null }
+        state.attributes[0] = .integer(1)
+        state.attributes[2] = .double(12)
+        state.attributes[4] = .string("abcdef")
+        let bytes = coder.encode(state)
+        #expect(try coder.decode(bytes, number: 7).attributes[2] == .double(12))
+        // Version 5: header (version, code, presence), offsets of values 1 and 2, then the
+        // values: the whole double's 4 bytes, cut to 2 by moving the string's start back.
+        var damaged = bytes
+        let tableStart = 3
+        let fieldsStart = tableStart + 2
+        #expect(damaged[fieldsStart + Int(damaged[tableStart])] == RecordCoder.Tag.wholeDouble)
+        damaged[tableStart + 1] -= 2
+        let compiled = CompiledPredicate(try ObjectPredicate(format: "price > 5"), entity: Self.entity)
+        let filter = try #require(RecordFilter(compiled, coder: coder, entityName: "Item"))
+        let answer = damaged.withUnsafeBytes { raw in Result { () throws(MagicalRecordError) in try filter.matches(raw, number: 7) } }
+        guard case .failure(.damagedRecord(let id)) = answer else {
+            Issue.record("answered \(answer)")
+            return
+        }
+        #expect(id.number == 7)
+    }
+
     @Test(arguments: 0..<UInt64(8))
     func answersAsTheEvaluatorDoesOnTheDecodedState(seed: UInt64) throws {
         let coder = try coder()

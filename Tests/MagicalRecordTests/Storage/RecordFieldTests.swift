@@ -22,8 +22,9 @@ import Testing
         #expect(order == expected, "\(stored) (tag \(bytes[0])) against \(constant)")
     }
 
-    /// A fixed-width field cut short by the record's end is not read in place (the bytes
-    /// after it are not the record's): the caller decodes, which reports the damage.
+    /// A fixed-width field cut short by the end of its bytes is not read in place (what
+    /// follows is another field's, or not the record's): the caller decodes, which reports
+    /// the damage.
     @Test func aFieldRunningPastTheRecordIsNotReadInPlace() {
         let cut: [[UInt8]] = [
             [RecordCoder.Tag.double, 1, 2, 3], [RecordCoder.Tag.date, 1, 2, 3, 4, 5, 6, 7],

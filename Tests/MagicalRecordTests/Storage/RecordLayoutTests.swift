@@ -55,16 +55,18 @@ import Testing
         let mask = (0..<6).map { _ in Bool.random(using: &random) }
         var attributes = coder.defaultAttributes
         let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
+        let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
         let wanted = UnsafeMutableBufferPointer<Bool>.allocate(capacity: 6)
         _ = wanted.initialize(from: mask)
         defer {
             offsets.deallocate()
+            ends.deallocate()
             wanted.deallocate()
         }
         let read = bytes.withUnsafeBytes { raw in
             Result { () throws(MagicalRecordError) in
                 try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes)
-                try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
+                try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
             }
         }
         try read.get()
@@ -75,9 +77,11 @@ import Testing
                     #expect(state.attributes[position] == .null)
                     continue
                 }
-                var reader = ByteReader(raw, at: offsets[position])
+                // The located bytes are the value's, exactly.
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[offsets[position]..<ends[position]]))
                 let value = reader.read(UInt8.self).flatMap { RecordCoder.readValue($0, &reader) }
                 #expect(value == state.attributes[position])
+                #expect(reader.position == ends[position] - offsets[position])
             }
         }
     }
@@ -201,10 +205,12 @@ import Testing
         let bytes = coder.encode(state)
         let mask = [Bool](repeating: true, count: 6)
         let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
+        let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
         let wanted = UnsafeMutableBufferPointer<Bool>.allocate(capacity: 6)
         _ = wanted.initialize(from: mask)
         defer {
             offsets.deallocate()
+            ends.deallocate()
             wanted.deallocate()
         }
         func readAll(_ damaged: [UInt8]) -> [Bool] {
@@ -214,7 +220,7 @@ import Testing
                     Result { () throws(MagicalRecordError) in try coder.decode(raw, number: 9, attributes: nil) }.map { _ in () },
                     Result { () throws(MagicalRecordError) in try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes) },
                     Result { () throws(MagicalRecordError) in
-                        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets)
+                        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
                     },
                 ].map { result in
                     if case .failure(let error) = result, case .damagedRecord(let id) = error { #expect(id.number == 9) }
