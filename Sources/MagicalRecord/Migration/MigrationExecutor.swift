@@ -186,8 +186,9 @@ struct MigrationExecutor {
             triples = moved
         case .reordered(let tree):
             try snapshot.tree(tree).forEachEntry { key, value in
-                guard case .int(let number)? = try KeyEncoding.decode(Array(key)).first else { throw damagedTree(tree) }
-                let (code, target) = try Self.target(value, tree: tree)
+                let parts = try KeyEncoding.decode(Array(key))
+                guard case .int(let number)? = parts.first else { throw damagedTree(tree) }
+                let (code, target) = try Self.target(value, key: parts, tree: tree)
                 triples.append((number, code, target))
                 return true
             }
@@ -205,8 +206,9 @@ struct MigrationExecutor {
         guard let inverseCode = sourceSlots.entityCode(inverse.entity), plan.slots.entityNamesByCode[inverseCode] != nil else { return }
         if let tree = inverse.tree {
             try snapshot.tree(tree).forEachEntry { key, value in
-                guard case .int(let number)? = try KeyEncoding.decode(Array(key)).first else { throw damagedTree(tree) }
-                let (targetCode, target) = try Self.target(value, tree: tree)
+                let parts = try KeyEncoding.decode(Array(key))
+                guard case .int(let number)? = parts.first else { throw damagedTree(tree) }
+                let (targetCode, target) = try Self.target(value, key: parts, tree: tree)
                 if targetCode == code { triples.append((target, inverseCode, number)) }
                 return true
             }
@@ -225,10 +227,14 @@ struct MigrationExecutor {
         }
     }
 
-    private static func target(_ value: UnsafeRawBufferPointer, tree: String) throws -> (Int, Int64) {
-        var reader = ByteReader(value)
-        guard let code = reader.readVarint(), let number = reader.readVarint() else { throw damagedTree(tree) }
-        return (code, Int64(number))
+    /// The target of an entry of `tree` whose key decoded to `key`.
+    private static func target(_ value: UnsafeRawBufferPointer, key: [KeyValue], tree: String) throws -> (Int, Int64) {
+        let target = StoreLayout.target(value) { () -> Int64? in
+            guard key.count == 2, case .int(let number) = key[1] else { return nil }
+            return number
+        }
+        guard let target else { throw damagedTree(tree) }
+        return target
     }
 
     /// Entries for a relationship tree: keyed by target, or by position in target-number
@@ -240,9 +246,7 @@ struct MigrationExecutor {
         var position: Int64 = 0
         for (index, triple) in sorted.enumerated() {
             position = index > 0 && sorted[index - 1].source == triple.source ? position + 1 : 0
-            var value: [UInt8] = []
-            value.appendVarint(triple.code)
-            value.appendVarint(Int(triple.target))
+            let value = StoreLayout.targetValue(code: triple.code, number: triple.target, ordered: ordered)
             entries.append((KeyEncoding.encode(.int(triple.source), .int(ordered ? position : triple.target)), value))
         }
         return entries

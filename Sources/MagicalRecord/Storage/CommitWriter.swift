@@ -138,7 +138,7 @@ struct CommitWriter {
                     // The set is keyed by target: one already there is written over unchanged.
                     let owner = states[index].id.number
                     for target in extra.ids {
-                        additions[position, default: []].append((KeyEncoding.encode(.int(owner), .int(target.number)), try encodedTarget(target)))
+                        additions[position, default: []].append((KeyEncoding.encode(.int(owner), .int(target.number)), try encodedTarget(target, ordered: false)))
                     }
                 default:
                     continue
@@ -199,7 +199,7 @@ struct CommitWriter {
         if relationship.isOrdered {
             if !isNew { try removeTargets(of: id, relationship) }
             for (position, target) in targets.enumerated() {
-                try tree.put(KeyEncoding.encode(.int(id.number), .int(Int64(position))), try encodedTarget(target))
+                try tree.put(KeyEncoding.encode(.int(id.number), .int(Int64(position))), try encodedTarget(target, ordered: true))
             }
             return
         }
@@ -215,15 +215,15 @@ struct CommitWriter {
             _ = try tree.delete(KeyEncoding.encode(.int(id.number), .int(number)))
         }
         for target in targets where !stored.contains(target.number) {
-            try tree.put(KeyEncoding.encode(.int(id.number), .int(target.number)), try encodedTarget(target))
+            try tree.put(KeyEncoding.encode(.int(id.number), .int(target.number)), try encodedTarget(target, ordered: false))
         }
     }
 
-    private func encodedTarget(_ target: ObjectID) throws -> [UInt8] {
+    private func encodedTarget(_ target: ObjectID, ordered: Bool) throws -> [UInt8] {
         guard let code = store.slots.entityCode(target.entityName) else {
             throw MagicalRecordError.model(.unknownEntity(target.entityName))
         }
-        return StoreSnapshot.encodeTarget(target, code: code)
+        return StoreLayout.targetValue(code: code, number: target.number, ordered: ordered)
     }
 }
 

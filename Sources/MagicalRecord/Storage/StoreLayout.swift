@@ -19,6 +19,27 @@ enum StoreLayout {
 
     static func objectKey(_ number: Int64) -> [UInt8] { KeyEncoding.encode(.int(number)) }
 
+    /// A to-many entry's value: the target's entity code, then its number in an ordered
+    /// relationship only (an unordered one's key ends with the number; O13).
+    static func targetValue(code: Int, number: Int64, ordered: Bool) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(ordered ? varintSize(code) + varintSize(Int(number)) : varintSize(code))
+        bytes.appendVarint(code)
+        if ordered { bytes.appendVarint(Int(number)) }
+        return bytes
+    }
+
+    /// The target a to-many entry names: its entity code and number, the number from the
+    /// value when it has one (ordered entries, and every entry written before O13), else
+    /// from `keyNumber`, the key's last part. Nil when the value is malformed.
+    static func target(_ value: UnsafeRawBufferPointer, keyNumber: () throws -> Int64?) rethrows -> (code: Int, number: Int64)? {
+        var reader = ByteReader(value)
+        guard let code = reader.readVarint() else { return nil }
+        if reader.position == value.count { return try keyNumber().map { (code, $0) } }
+        guard let number = reader.readVarint(), reader.position == value.count else { return nil }
+        return (code, Int64(number))
+    }
+
     static func indexKey(_ value: AttributeValue, _ number: Int64) -> [UInt8] {
         KeyEncoding.encode(keyValue(value), .int(number))
     }

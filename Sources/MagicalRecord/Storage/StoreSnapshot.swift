@@ -165,8 +165,19 @@ final class StoreSnapshot: @unchecked Sendable {
         var targets: [ObjectID] = []
         try withStoreErrors {
             let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
-            try tree.scan(.prefix(StoreLayout.objectKey(id.number))) { _, value in
-                targets.append(try Self.decodeTarget(value, names: names))
+            let prefix = StoreLayout.objectKey(id.number)
+            try tree.scan(.prefix(prefix)) { key, value in
+                let target = try value.withUnsafeBytes { value in
+                    try StoreLayout.target(value) {
+                        // The key's last part: what follows the source's number.
+                        try key.withUnsafeBytes { KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: $0[prefix.count...])) }
+                            ?? { if case .int(let number)? = try KeyEncoding.decode(key).last { number } else { nil } }()
+                    }
+                }
+                guard let target, let name = names[target.code] else {
+                    throw MagicalRecordError.damagedMetadata("a relationship tree holds a malformed target")
+                }
+                targets.append(ObjectID(entityName: name, number: target.number))
                 return true
             }
         }
@@ -184,22 +195,5 @@ final class StoreSnapshot: @unchecked Sendable {
             throw MagicalRecordError.damagedMetadata("the object tree of \(entity) holds a malformed key")
         }
         return number
-    }
-
-    static func encodeTarget(_ target: ObjectID, code: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.appendVarint(code)
-        bytes.appendVarint(Int(target.number))
-        return bytes
-    }
-
-    static func decodeTarget(_ bytes: [UInt8], names: [Int: String]) throws -> ObjectID {
-        try bytes.withUnsafeBytes { raw in
-            var reader = ByteReader(raw)
-            guard let code = reader.readVarint(), let number = reader.readVarint(), let name = names[code] else {
-                throw MagicalRecordError.damagedMetadata("a relationship tree holds a malformed target")
-            }
-            return ObjectID(entityName: name, number: Int64(number))
-        }
     }
 }
