@@ -167,11 +167,11 @@ final class StoreSnapshot: @unchecked Sendable {
             let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
             let prefix = StoreLayout.objectKey(id.number)
             try tree.scan(.prefix(prefix)) { key, value in
-                let target = try value.withUnsafeBytes { value in
-                    try StoreLayout.target(value) {
-                        // The key's last part: what follows the source's number.
-                        try key.withUnsafeBytes { KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: $0[prefix.count...])) }
-                            ?? { if case .int(let number)? = try KeyEncoding.decode(key).last { number } else { nil } }()
+                let target = value.withUnsafeBytes { value in
+                    StoreLayout.target(value) {
+                        // The key's last part, what follows the source's number: an object
+                        // number, so never negative.
+                        key.withUnsafeBytes { KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: $0[prefix.count...])) }
                     }
                 }
                 guard let target, let name = names[target.code] else {
