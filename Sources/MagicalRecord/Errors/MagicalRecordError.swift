@@ -18,6 +18,9 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
     case migrationFailed(path: String, reason: String)
     /// The store holds no object-layer model (an engine-only store, or not ours).
     case notAnObjectStore(path: String)
+    /// The store was written in an object format newer than this library reads (Spec
+    /// OBJECT-STORE.md section 2): open it with a newer library.
+    case newerObjectFormat(path: String, format: Int, readable: Int)
     /// The object's record cannot be read back.
     case damagedRecord(ObjectID)
     /// The store's metadata does not match what the code expects (a damaged store, or
@@ -63,6 +66,8 @@ public enum MagicalRecordError: Error, Sendable, CustomStringConvertible {
             return "migrating the store \(path) failed, nothing was changed: \(reason)"
         case .notAnObjectStore(let path):
             return "\(path) holds no MagicalRecord model: it is not an object store"
+        case .newerObjectFormat(let path, let format, let readable):
+            return "the store \(path) is in object format \(format), written by a newer library; this one reads up to format \(readable)"
         case .damagedRecord(let id):
             return "the record of \(id) is damaged"
         case .damagedMetadata(let reason):

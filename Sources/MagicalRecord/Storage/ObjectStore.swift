@@ -59,7 +59,10 @@ final class ObjectStore: Sendable {
             // Defaults, delete rules and names are not in the hash (G4): the store still
             // records the model it is now written with.
             let modelChanged = metadata.map { $0.model.declarations != model.declarations || $0.model.versionName != model.versionName } ?? false
-            if (isNew || slotsChanged || modelChanged) && !options.readOnly {
+            // A store of an older format is raised to this one before anything is written
+            // in it: its readers must then be at least as new.
+            let formatIsOld = metadata.map { $0.format < StoreMetadata.currentFormat } ?? false
+            if (isNew || slotsChanged || modelChanged || formatIsOld) && !options.readOnly {
                 try withStoreErrors { [store] in
                     try store.write { transaction in
                         try Self.createTrees(for: model, in: transaction)

@@ -3,15 +3,22 @@ import MagicalStore
 
 /// The object layer's metadata tree (Spec/OBJECT-STORE.md, "Metadata"): the model the
 /// store was written with and its slot map (one JSON model description, Spec/MODEL.md),
-/// and the highest object number given out.
+/// the highest object number given out, and the object format.
 struct StoreMetadata {
     enum Key {
+        static let format = Array("format".utf8)
         static let model = Array("model".utf8)
         static let versionHash = Array("versionHash".utf8)
         static let lastNumber = Array("lastNumber".utf8)
         static let history = Array("history".utf8)
     }
 
+    /// The object format this library writes and the newest it reads: 2 has records of
+    /// versions 5-8 (compact numbers, O12) and to-many values without the number (O13).
+    static let currentFormat = 2
+
+    /// The store's object format: 1 when it has none recorded (written before formats were).
+    var format = StoreMetadata.currentFormat
     var model: ObjectModel
     var slots: SlotMap
     var lastNumber: Int64
@@ -23,6 +30,11 @@ struct StoreMetadata {
     static func load(from store: Store) throws -> StoreMetadata? {
         let snapshot = try store.read()
         guard let tree = try snapshot.treeIfPresent(StoreLayout.metadataTree) else { return nil }
+        let format = try tree.get(Key.format).map { Int(String(decoding: $0, as: UTF8.self)) } ?? 1
+        guard let format else { throw MagicalRecordError.damagedMetadata("the object format is not a number") }
+        guard format <= currentFormat else {
+            throw MagicalRecordError.newerObjectFormat(path: store.path, format: format, readable: currentFormat)
+        }
         guard let modelBytes = try tree.get(Key.model), let numberBytes = try tree.get(Key.lastNumber), numberBytes.count == 8 else {
             throw MagicalRecordError.damagedMetadata("the model or the object counter is missing")
         }
@@ -47,12 +59,15 @@ struct StoreMetadata {
             }
         }
         return StoreMetadata(
-            model: model, slots: SlotMap(codes: description.currentSlots), lastNumber: decodeNumber(numberBytes), history: history
+            format: format, model: model, slots: SlotMap(codes: description.currentSlots), lastNumber: decodeNumber(numberBytes), history: history
         )
     }
 
+    /// Writes the metadata, with this library's format: what it writes from now on may be
+    /// in it.
     func save(in transaction: WriteTransaction) throws {
         let tree = try transaction.openTree(StoreLayout.metadataTree)
+        try tree.put(Key.format, Array(String(Self.currentFormat).utf8))
         try tree.put(Key.model, Array(JSONModelDescription(model, slots: slots.codes).encoded()))
         try tree.put(Key.versionHash, Array(model.versionHash.utf8))
         try tree.put(Key.lastNumber, Self.encodeNumber(lastNumber))
