@@ -40,9 +40,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     // Guarded by `lock`.
     private var storedName: String?
-    private var registered: [ObjectID: WeakObject] = [:]
+    /// Registered objects, held strongly: one whose only reference is this table's is
+    /// dead to every caller (see ``registeredObject(_:)``). Weak references would say the
+    /// same, but a weakly referenced object takes the runtime's slow path on every retain
+    /// and release, and gets a side table of its own.
+    private var registered: [ObjectID: ManagedObject] = [:]
     private var pruningThreshold = minimumPruningThreshold
-    private static let minimumPruningThreshold = 4_096
+    private static let minimumPruningThreshold = 512
     /// Objects with unsaved changes (inserted, updated or deleted), kept alive until saved.
     var changedObjects: [ObjectID: ManagedObject] = [:]
     var changeOrder: [ObjectID] = []
@@ -103,19 +107,40 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// Whether no object is registered (dead entries count until pruned).
     var registersNothing: Bool { registered.isEmpty }
 
-    /// The object registered for `id`, if any is alive.
+    /// The object registered for `id`, if any is alive: one held only by the registry is
+    /// dropped here, so callers never see an object everyone else has let go (as a weak
+    /// table would not). Under the lock no other thread can take a new reference, so the
+    /// check cannot race one.
     func registeredObject(_ id: ObjectID) -> ManagedObject? {
-        registered[id]?.object
+        guard let index = registered.index(forKey: id) else { return nil }
+        if isKnownUniquelyReferenced(&registered.values[index]) {
+            registered.remove(at: index)
+            return nil
+        }
+        return registered.values[index]
     }
 
     func register(_ object: ManagedObject) {
-        registered[object.objectID] = WeakObject(object)
-        // Entries outlive their objects; dropping the dead ones whenever the table has
-        // doubled keeps it within twice the live objects, at O(1) per registration.
+        registered[object.objectID] = object
+        // Dropping the dead entries whenever the table has doubled keeps it within twice
+        // the live objects (plus a floor), at O(1) per registration.
         if registered.count >= pruningThreshold {
-            registered = registered.filter { $0.value.object != nil }
+            pruneDeadObjects()
             pruningThreshold = max(Self.minimumPruningThreshold, registered.count * 2)
         }
+    }
+
+    /// Releases every object only the registry holds.
+    private func pruneDeadObjects() {
+        var dead: [ObjectID] = []
+        // Indices walked by hand: `registered.indices` would hold a second reference to
+        // the table, and the in-place access below would copy it.
+        var index = registered.startIndex
+        while index != registered.endIndex {
+            if isKnownUniquelyReferenced(&registered.values[index]) { dead.append(registered.keys[index]) }
+            registered.formIndex(after: &index)
+        }
+        for id in dead { registered[id] = nil }
     }
 
     /// Entries in the registry, dead ones included: for tests of its pruning.
@@ -140,8 +165,8 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Every object registered and alive, for merges.
     func registeredObjects() -> [ManagedObject] {
-        registered = registered.filter { $0.value.object != nil }
-        return registered.values.compactMap(\.object)
+        pruneDeadObjects()
+        return Array(registered.values)
     }
 
     /// Drops every registered object and unsaved change: the context starts afresh.
@@ -151,11 +176,4 @@ public final class ManagedObjectContext: @unchecked Sendable {
             forgetChanges()
         }
     }
-}
-
-/// A registered object without keeping it alive: unchanged objects go when the caller
-/// drops them, as in Core Data.
-struct WeakObject {
-    weak var object: ManagedObject?
-    init(_ object: ManagedObject) { self.object = object }
 }
