@@ -9,7 +9,8 @@ import MagicalStore
 /// comparison, a field of another kind than the constant, a non-ASCII string (which a
 /// decode validates) and an attribute the record lacks (its default) go through
 /// ``PredicateComparator`` on the decoded value. So the answer is always the one the
-/// evaluator gives on the decoded state, with its errors.
+/// evaluator gives on the decoded state, with its errors (a damaged field is reported when
+/// a test reads it). A filter keeps per-record scratch: one scan uses it at a time.
 final class RecordFilter {
     private enum Node {
         case constant(Bool)
@@ -29,6 +30,8 @@ final class RecordFilter {
         let constant: RecordField.InPlaceConstant?
         var textStart = 0
         var textCount = 0
+        /// The attribute's slot: where an offset table says its field lies.
+        var slot = 0
     }
 
     /// The cold half: what the general comparison needs.
@@ -51,6 +54,11 @@ final class RecordFilter {
     /// ``RecordCoder/locateAttributes(_:number:wanted:offsets:ends:)``).
     private let offsets: UnsafeMutableBufferPointer<Int>
     private let ends: UnsafeMutableBufferPointer<Int>
+    /// Records with offset tables: the last presence mask seen, its value count, and each
+    /// test's value index under it (-1: the record lacks the field). An entity's records
+    /// mostly share one mask, so bit counts are made once per mask, not per record.
+    private let shape: UnsafeMutablePointer<(presence: UInt64, count: Int)>
+    private let valueIndices: UnsafeMutableBufferPointer<Int>
 
     /// Nil when `compiled` has a part that reads more than attributes. `entityName` names
     /// the fetched entity in predicate errors.
@@ -61,7 +69,11 @@ final class RecordFilter {
         self.entityName = entityName
         nodes = .copying(builder.nodes)
         children = .copying(builder.children)
-        tests = .copying(builder.tests)
+        tests = .copying(builder.tests.map { test in
+            var test = test
+            test.slot = coder.slot(ofAttribute: test.position)
+            return test
+        })
         generalTests = builder.generalTests
         stringBytes = .copying(builder.stringBytes)
         var wanted = [Bool](repeating: false, count: coder.defaultAttributes.count)
@@ -71,6 +83,9 @@ final class RecordFilter {
         offsets.initialize(repeating: -1)
         ends = .allocate(capacity: wanted.count)
         ends.initialize(repeating: -1)
+        shape = .allocate(capacity: 1)
+        valueIndices = .allocate(capacity: max(tests.count, 1))
+        Self.learnShape(0, tests: tests, shape: shape, valueIndices: valueIndices)
     }
 
     deinit {
@@ -81,54 +96,108 @@ final class RecordFilter {
         wanted.deallocate()
         offsets.deallocate()
         ends.deallocate()
+        shape.deallocate()
+        valueIndices.deallocate()
+    }
+
+    /// Makes `presence` the remembered mask: its value count and each test's value index.
+    private static func learnShape(
+        _ presence: UInt64, tests: UnsafeMutableBufferPointer<FastTest>,
+        shape: UnsafeMutablePointer<(presence: UInt64, count: Int)>, valueIndices: UnsafeMutableBufferPointer<Int>
+    ) {
+        shape.pointee = (presence, presence.nonzeroBitCount)
+        for index in tests.indices {
+            let slot = tests[index].slot
+            let present = slot < RecordLayout.maskedSlots && presence & (1 << UInt64(slot)) != 0
+            valueIndices[index] = present ? (presence & ((1 << UInt64(slot)) - 1)).nonzeroBitCount : -1
+        }
     }
 
     /// Whether the object stored as `record` (its number `number`) satisfies the predicate.
+    /// A record with an offset table has each tested field found when a test reads it (so
+    /// a test the others decide costs nothing); a slot list is walked once for them all.
     func matches(_ record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> Bool {
-        try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
-        return try evaluate(nodes.count - 1, record, number)
+        let header = try coder.recordHeader(record, number: number) { presence in
+            if presence != shape.pointee.presence { Self.learnShape(presence, tests: tests, shape: shape, valueIndices: valueIndices) }
+            return shape.pointee.count
+        }
+        if !header.hasOffsetTable {
+            try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
+        }
+        return try evaluate(nodes.count - 1, record, number, header)
     }
 
-    private func evaluate(_ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64) throws(MagicalRecordError) -> Bool {
+    /// `table`: the record's header; without an offset table, the fields were located into
+    /// `offsets` and `ends`.
+    private func evaluate(
+        _ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64, _ table: RecordLayout.Header
+    ) throws(MagicalRecordError) -> Bool {
         switch nodes[index] {
         case .constant(let value):
             return value
         case .test(let test):
-            return try self.test(test, record, number)
+            return try self.test(test, record, number, table)
         case .not(let operand):
-            return try !evaluate(operand, record, number)
+            return try !evaluate(operand, record, number, table)
         case .and(let start, let count):
-            for child in start..<start + count where try !evaluate(children[child], record, number) { return false }
+            for child in start..<start + count where try !evaluate(children[child], record, number, table) { return false }
             return true
         case .or(let start, let count):
-            for child in start..<start + count where try evaluate(children[child], record, number) { return true }
+            for child in start..<start + count where try evaluate(children[child], record, number, table) { return true }
             return false
         }
     }
 
-    private func test(_ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64) throws(MagicalRecordError) -> Bool {
+    /// Where test `index`'s field lies in `record`: nil when the record lacks it (the
+    /// attribute reads as its default).
+    @inline(__always)
+    private func field(
+        _ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64, _ table: RecordLayout.Header
+    ) throws(MagicalRecordError) -> Range<Int>? {
+        guard table.hasOffsetTable else {
+            let position = tests[index].position
+            let start = offsets[position]
+            return start >= 0 ? start..<ends[position] : nil
+        }
+        // The header was read with this shape remembered.
+        let valueIndex = valueIndices[index]
+        guard valueIndex >= 0 else { return nil }
+        guard let range = table.valueRange(valueIndex, in: record) else {
+            throw .damagedRecord(ObjectID(entityName: coder.entity.name, number: number))
+        }
+        // A to-one reference under an attribute's slot reads as absent, as a decode does.
+        return record[range.lowerBound] != RecordCoder.Tag.object ? range : nil
+    }
+
+    private func test(
+        _ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64, _ table: RecordLayout.Header
+    ) throws(MagicalRecordError) -> Bool {
         let test = tests[index]
-        let start = offsets[test.position]
-        guard start >= 0 else {
+        guard let range = try field(index, record, number, table) else {
             switch generalTests[index].absent {
             case .success(let result): return result
             case .failure(let error): throw .predicate(error, entity: entityName)
             }
         }
-        let text = UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: stringBytes[test.textStart..<test.textStart + test.textCount]))
         // The field's own bytes: a damaged one never reads into the next.
-        let field = UnsafeRawBufferPointer(rebasing: record[start..<ends[test.position]])
+        let field = UnsafeRawBufferPointer(rebasing: record[range])
         switch (test.constant, test.comparison) {
         case (nil, _):
             break
         case (.string?, .beginsWith), (.string?, .endsWith), (.string?, .contains):
             guard field[0] == RecordCoder.Tag.string, let stored = RecordField.asciiText(field, at: 1) else { break }
-            return Self.match(stored, test.comparison, text)
+            return Self.match(stored, test.comparison, text(of: test))
         case (let constant?, _):
-            guard let order = RecordField.compare(field, fieldAt: 0, against: constant, text: text) else { break }
+            guard let order = RecordField.compare(field, fieldAt: 0, against: constant, text: text(of: test)) else { break }
             return Self.truth(test.comparison, order)
         }
         return try general(index, tag: field[0], at: 1, field, number)
+    }
+
+    /// A string test's constant, as UTF-8 bytes.
+    @inline(__always)
+    private func text(of test: FastTest) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: stringBytes.baseAddress.map { $0 + test.textStart }, count: test.textCount)
     }
 
     /// The general comparison on the decoded field: every case the in-place tests do not
@@ -170,10 +239,14 @@ final class RecordFilter {
         }
     }
 
-    /// Whether the bytes at `start` are `part`'s.
+    /// Whether the bytes at `start` are `part`'s: short parts (most prefixes and
+    /// suffixes) byte by byte, without a call.
+    @inline(__always)
     private static func bytesEqual(_ start: UnsafeRawPointer?, _ part: UnsafeRawBufferPointer) -> Bool {
         guard let start, let bytes = part.baseAddress, !part.isEmpty else { return true }
-        return memcmp(start, bytes, part.count) == 0
+        guard part.count <= 8 else { return memcmp(start, bytes, part.count) == 0 }
+        for index in 0..<part.count where start.load(fromByteOffset: index, as: UInt8.self) != part[index] { return false }
+        return true
     }
 
     private static func contains(_ text: UnsafeRawBufferPointer, _ part: UnsafeRawBufferPointer) -> Bool {

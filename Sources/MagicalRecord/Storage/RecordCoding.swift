@@ -246,6 +246,19 @@ final class RecordCoder: Sendable {
         guard reader.position == raw.count else { throw damaged(number) }
     }
 
+    /// The slot attribute `position` is stored under.
+    func slot(ofAttribute position: Int) -> Int { attributeSlots[position] }
+
+    /// The header of `raw`, checked (see ``RecordLayout/Header/init(_:entityCode:valueCount:)``);
+    /// a damaged-record error when it is not one of this entity's.
+    @inline(__always)
+    func recordHeader(
+        _ raw: UnsafeRawBufferPointer, number: Int64, valueCount: (UInt64) -> Int
+    ) throws(MagicalRecordError) -> RecordLayout.Header {
+        guard let header = RecordLayout.Header(raw, entityCode: entityCode, valueCount: valueCount) else { throw damaged(number) }
+        return header
+    }
+
     /// Where attribute `position`'s value lies in a record with an offset table; nil when
     /// the record lacks it.
     @inline(__always)

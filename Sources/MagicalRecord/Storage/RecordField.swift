@@ -57,18 +57,24 @@ enum RecordField {
         return isASCII(text) ? text : nil
     }
 
-    /// Whether every byte is below 0x80 (ASCII text needs no UTF-8 validation), eight at a
-    /// time.
+    /// Whether every byte is below 0x80 (ASCII text needs no UTF-8 validation): eight at a
+    /// time, the last load overlapping the one before, so short texts cost two loads.
+    @inline(__always)
     static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var index = 0
-        var high: UInt64 = 0
-        while index + 8 <= bytes.count {
-            high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index += 8
-        }
-        while index < bytes.count {
-            high |= UInt64(bytes[index])
-            index += 1
+        let count = bytes.count
+        var high: UInt64
+        if count >= 8 {
+            high = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            var index = 0
+            while index + 8 < count {
+                high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+        } else if count >= 4 {
+            high = UInt64(bytes.loadUnaligned(as: UInt32.self) | bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+        } else {
+            high = 0
+            for byte in bytes { high |= UInt64(byte) }
         }
         return high & 0x8080_8080_8080_8080 == 0
     }

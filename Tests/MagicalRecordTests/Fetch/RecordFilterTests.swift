@@ -133,6 +133,38 @@ import Testing
         #expect(id.number == 7)
     }
 
+    /// One filter over records of changing shapes (fields before the tested ones present
+    /// or not, tested ones absent): it remembers one shape's value positions at a time,
+    /// and each record is read by its own.
+    @Test func recordsOfChangingShapesReadEachByItsOwn() throws {
+        let coder = try coder()
+        let compiled = CompiledPredicate(try ObjectPredicate(format: "price > 5 AND name BEGINSWITH 'ab'"), entity: Self.entity)
+        let filter = try #require(RecordFilter(compiled, coder: coder, entityName: "Item"))
+        let counts: [AttributeValue] = [.null, .integer(3)]
+        let prices: [AttributeValue] = [.null, .double(7), .double(2.5)]
+        let names: [AttributeValue] = [.null, .string("abc"), .string("xab")]
+        var answers = 0
+        for round in 0..<3 {
+            for count in counts {
+                for price in prices {
+                    for name in names {
+                        var state = ObjectState(id: ObjectID(entityName: "Item", number: 7), entity: Self.entity)
+                        state.attributes[0] = .integer(Int64(round))
+                        state.attributes[1] = count
+                        state.attributes[2] = price
+                        state.attributes[4] = name
+                        let bytes = coder.encode(state)
+                        let expected = try compiled.evaluate(attributes: try coder.decode(bytes, number: 7).attributes) { _ in false }
+                        let actual = try bytes.withUnsafeBytes { raw throws(MagicalRecordError) in try filter.matches(raw, number: 7) }
+                        #expect(actual == expected, "\(count) \(price) \(name)")
+                        if actual { answers += 1 }
+                    }
+                }
+            }
+        }
+        #expect(answers == 3 * 2)
+    }
+
     @Test(arguments: 0..<UInt64(8))
     func answersAsTheEvaluatorDoesOnTheDecodedState(seed: UInt64) throws {
         let coder = try coder()
