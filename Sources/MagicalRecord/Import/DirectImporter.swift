@@ -253,8 +253,8 @@ private struct DirectBatch {
             var found: [AttributeValue: ObjectID] = [:]
             found.reserveCapacity(keys.count)
             var absent = Set<AttributeValue>(minimumCapacity: keys.count)
-            let sorted = keys.sorted { AttributeValue.compare($0, $1) == .orderedAscending }
-            try snapshot.statesByIndexedValue(entityName, key.attribute.name, sorted) { value, states, isIndexed in
+            // In no order: the look-up orders the index keys itself.
+            try snapshot.statesByIndexedValue(entityName, key.attribute.name, Array(keys)) { value, states, isIndexed in
                 if !isIndexed { absent.insert(value) }
                 for state in states where found[state.attributes[position]] == nil {
                     found[state.attributes[position]] = state.id

@@ -92,7 +92,7 @@ final class StoreSnapshot: @unchecked Sendable {
             let records = try transaction.tree(StoreLayout.objectTree(entityName))
             // Both trees are read in key order, so that consecutive keys share leaves.
             let prefixes = values.map(StoreLayout.indexPrefix)
-            let prefixOrder = prefixes.indices.sorted { prefixes[$0].lexicographicallyPrecedes(prefixes[$1]) }
+            let prefixOrder = KeyOrder.ascending(count: prefixes.count) { prefixes[$0] }
             var isIndexed = [Bool](repeating: false, count: values.count)
             var found: [(number: Int64, value: Int)] = []
             try index.scanEach(prefixes: prefixOrder.map { prefixes[$0] }) { sortedIndex, key, _ in
@@ -113,14 +113,20 @@ final class StoreSnapshot: @unchecked Sendable {
                 let (number, value) = found[position]
                 decoded.append((value, try coder.decode(bytes, number: number, attributes: nil)))
             }
-            decoded.sort { $0.value != $1.value ? $0.value < $1.value : $0.state.id.number < $1.state.id.number }
-            let states = decoded.map(\.state)
-            var start = 0
+            // Grouped by value with a counting sort: `decoded` is in number order, which
+            // each group keeps, and no state is moved more than once.
+            var groupEnds = [Int](repeating: 0, count: values.count + 1)
+            for entry in decoded { groupEnds[entry.value + 1] += 1 }
+            for value in values.indices { groupEnds[value + 1] += groupEnds[value] }
+            var places = groupEnds
+            var order = [Int](repeating: 0, count: decoded.count)
+            for (index, entry) in decoded.enumerated() {
+                order[places[entry.value]] = index
+                places[entry.value] += 1
+            }
+            let states = order.map { decoded[$0].state }
             for (position, value) in values.enumerated() {
-                var end = start
-                while end < decoded.count, decoded[end].value == position { end += 1 }
-                try body(value, states[start..<end], isIndexed[position])
-                start = end
+                try body(value, states[groupEnds[position]..<groupEnds[position + 1]], isIndexed[position])
             }
         }
     }

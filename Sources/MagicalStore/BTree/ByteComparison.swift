@@ -45,3 +45,20 @@ func keyPrefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
     }
     return prefix
 }
+
+/// The order of a batch of keys, for callers that sort one before walking a tree with it.
+public enum KeyOrder {
+    /// The indices `0..<count` in ascending byte order of `key(index)` (Spec section 4),
+    /// equal keys by index. Sorted by each key's first 8 bytes, which order most pairs
+    /// without reading the keys (comparing two arrays retained both, a cache miss each);
+    /// the whole keys only on ties.
+    public static func ascending(count: Int, key: (Int) -> [UInt8]) -> [Int] {
+        var sorted = (0..<count).map { index in (prefix: key(index).withUnsafeBytes { keyPrefix($0) }, index: index) }
+        sorted.sort { left, right in
+            if left.prefix != right.prefix { return left.prefix < right.prefix }
+            let order = compareBytes(key(left.index), key(right.index))
+            return order != 0 ? order < 0 : left.index < right.index
+        }
+        return sorted.map(\.index)
+    }
+}

@@ -129,20 +129,10 @@ extension MutableTree {
             break
         }
         if isAscending { return Array(entries.indices) }
-        // Sorted by each key's first 8 bytes, which order most pairs without reading the
-        // keys (a comparison of two arrays retained both, a cache miss each); ties go to
-        // the whole keys, then to the position.
-        var sorted = entries.indices.map { index in
-            (prefix: entries[index].key.withUnsafeBytes { keyPrefix($0) }, index: index)
-        }
-        sorted.sort { left, right in
-            if left.prefix != right.prefix { return left.prefix < right.prefix }
-            let order = compareBytes(entries[left.index].key, entries[right.index].key)
-            return order != 0 ? order < 0 : left.index < right.index
-        }
+        let sorted = KeyOrder.ascending(count: entries.count) { entries[$0].key }
         var unique: [Int] = []
         unique.reserveCapacity(sorted.count)
-        for (_, index) in sorted {
+        for index in sorted {
             if let last = unique.last, compareBytes(entries[last].key, entries[index].key) == 0 {
                 unique[unique.count - 1] = index
             } else {

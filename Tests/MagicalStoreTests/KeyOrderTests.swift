@@ -1,0 +1,24 @@
+import Testing
+@testable import MagicalStore
+
+/// A batch's key order against the reference: byte-wise comparison of whole keys, equal
+/// keys by index. Keys share long prefixes and differ past the first eight bytes, are
+/// shorter than eight, and repeat.
+@Suite struct KeyOrderTests {
+    private func randomKey(_ random: inout SplitMix64) -> [UInt8] {
+        let shared: [UInt8] = [0x15, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00]
+        let length = Int.random(in: 0...12, using: &random)
+        let sharing = Int.random(in: 0...min(length, shared.count), using: &random)
+        return Array(shared[..<sharing]) + (sharing..<length).map { _ in UInt8.random(in: 0...3, using: &random) * 0x55 }
+    }
+
+    @Test(arguments: 0..<UInt64(4))
+    func ascendingIsByteOrderThenIndex(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let keys = (0..<Int.random(in: 0...400, using: &random)).map { _ in randomKey(&random) }
+        let expected = keys.indices.sorted { left, right in
+            keys[left].lexicographicallyPrecedes(keys[right]) || (keys[left] == keys[right] && left < right)
+        }
+        #expect(KeyOrder.ascending(count: keys.count) { keys[$0] } == expected)
+    }
+}
