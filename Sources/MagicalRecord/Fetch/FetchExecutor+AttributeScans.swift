@@ -59,6 +59,7 @@ extension FetchExecutor {
             attributes.deinitialize()
             attributes.deallocate()
         }
+        let shape = coder.makeShape()
         var failure: MagicalRecordError?
         // Read once: per record it cost a retain and release of the view's tables.
         let hasOverlays = view.hasOverlays
@@ -67,7 +68,7 @@ extension FetchExecutor {
                 if hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
                 if try filter?.matches(record, number: number) == false { return true }
                 if try skipping(number, record) { return true }
-                try coder.decodeAttributes(record, number: number, mask: mask, into: attributes)
+                try coder.decodeAttributes(record, number: number, mask: mask, into: attributes, shape: shape)
                 try body(number, UnsafeBufferPointer(attributes))
                 return true
             } catch {

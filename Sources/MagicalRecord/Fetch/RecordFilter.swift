@@ -30,8 +30,6 @@ final class RecordFilter {
         let constant: RecordField.InPlaceConstant?
         var textStart = 0
         var textCount = 0
-        /// The attribute's slot: where an offset table says its field lies.
-        var slot = 0
     }
 
     /// The cold half: what the general comparison needs.
@@ -54,11 +52,8 @@ final class RecordFilter {
     /// ``RecordCoder/locateAttributes(_:number:wanted:offsets:ends:)``).
     private let offsets: UnsafeMutableBufferPointer<Int>
     private let ends: UnsafeMutableBufferPointer<Int>
-    /// Records with offset tables: the last presence mask seen, its value count, and each
-    /// test's value index under it (-1: the record lacks the field). An entity's records
-    /// mostly share one mask, so bit counts are made once per mask, not per record.
-    private let shape: UnsafeMutablePointer<(presence: UInt64, count: Int)>
-    private let valueIndices: UnsafeMutableBufferPointer<Int>
+    /// Where records with offset tables hold their values, learnt once per presence mask.
+    private let shape: RecordShape
 
     /// Nil when `compiled` has a part that reads more than attributes. `entityName` names
     /// the fetched entity in predicate errors.
@@ -69,11 +64,7 @@ final class RecordFilter {
         self.entityName = entityName
         nodes = .copying(builder.nodes)
         children = .copying(builder.children)
-        tests = .copying(builder.tests.map { test in
-            var test = test
-            test.slot = coder.slot(ofAttribute: test.position)
-            return test
-        })
+        tests = .copying(builder.tests)
         generalTests = builder.generalTests
         stringBytes = .copying(builder.stringBytes)
         var wanted = [Bool](repeating: false, count: coder.defaultAttributes.count)
@@ -83,9 +74,7 @@ final class RecordFilter {
         offsets.initialize(repeating: -1)
         ends = .allocate(capacity: wanted.count)
         ends.initialize(repeating: -1)
-        shape = .allocate(capacity: 1)
-        valueIndices = .allocate(capacity: max(tests.count, 1))
-        Self.learnShape(0, tests: tests, shape: shape, valueIndices: valueIndices)
+        shape = coder.makeShape()
     }
 
     deinit {
@@ -96,33 +85,15 @@ final class RecordFilter {
         wanted.deallocate()
         offsets.deallocate()
         ends.deallocate()
-        shape.deallocate()
-        valueIndices.deallocate()
-    }
-
-    /// Makes `presence` the remembered mask: its value count and each test's value index.
-    private static func learnShape(
-        _ presence: UInt64, tests: UnsafeMutableBufferPointer<FastTest>,
-        shape: UnsafeMutablePointer<(presence: UInt64, count: Int)>, valueIndices: UnsafeMutableBufferPointer<Int>
-    ) {
-        shape.pointee = (presence, presence.nonzeroBitCount)
-        for index in tests.indices {
-            let slot = tests[index].slot
-            let present = slot < RecordLayout.maskedSlots && presence & (1 << UInt64(slot)) != 0
-            valueIndices[index] = present ? (presence & ((1 << UInt64(slot)) - 1)).nonzeroBitCount : -1
-        }
     }
 
     /// Whether the object stored as `record` (its number `number`) satisfies the predicate.
     /// A record with an offset table has each tested field found when a test reads it (so
     /// a test the others decide costs nothing); a slot list is walked once for them all.
     func matches(_ record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> Bool {
-        let header = try coder.recordHeader(record, number: number) { presence in
-            if presence != shape.pointee.presence { Self.learnShape(presence, tests: tests, shape: shape, valueIndices: valueIndices) }
-            return shape.pointee.count
-        }
+        let header = try coder.header(record, number: number, shape: shape)
         if !header.hasOffsetTable {
-            try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
+            try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
         }
         return try evaluate(nodes.count - 1, record, number, header)
     }
@@ -154,19 +125,12 @@ final class RecordFilter {
     private func field(
         _ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64, _ table: RecordLayout.Header
     ) throws(MagicalRecordError) -> Range<Int>? {
+        let position = tests[index].position
         guard table.hasOffsetTable else {
-            let position = tests[index].position
             let start = offsets[position]
             return start >= 0 ? start..<ends[position] : nil
         }
-        // The header was read with this shape remembered.
-        let valueIndex = valueIndices[index]
-        guard valueIndex >= 0 else { return nil }
-        guard let range = table.valueRange(valueIndex, in: record) else {
-            throw .damagedRecord(ObjectID(entityName: coder.entity.name, number: number))
-        }
-        // A to-one reference under an attribute's slot reads as absent, as a decode does.
-        return record[range.lowerBound] != RecordCoder.Tag.object ? range : nil
+        return try coder.attributeField(position, table, record, number: number, shape: shape)
     }
 
     private func test(

@@ -8,10 +8,12 @@ final class SortKeyProbe {
     private let wanted: UnsafeMutableBufferPointer<Bool>
     private let offsets: UnsafeMutableBufferPointer<Int>
     private let ends: UnsafeMutableBufferPointer<Int>
+    private let shape: RecordShape
     /// The bound as a field compares with it in place; nil for a kind that does not.
     private var bound: RecordField.InPlaceConstant?
-    /// The bound's UTF-8 bytes when it is a string.
-    private var boundText: [UInt8] = []
+    /// The bound's UTF-8 bytes when it is a string (owned here: an array property was
+    /// retained at every record).
+    private var boundText = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
     init(coder: RecordCoder, position: Int) {
         self.coder = coder
@@ -24,12 +26,14 @@ final class SortKeyProbe {
         offsets.initialize(repeating: -1)
         ends = .allocate(capacity: count)
         ends.initialize(repeating: -1)
+        shape = coder.makeShape()
     }
 
     deinit {
         wanted.deallocate()
         offsets.deallocate()
         ends.deallocate()
+        boundText.deallocate()
     }
 
     /// The value records are ordered against from now on.
@@ -40,7 +44,9 @@ final class SortKeyProbe {
         case .date(let date): bound = .date(date)
         case .string(let text):
             bound = .string
-            boundText = Array(text.utf8)
+            boundText.deallocate()
+            boundText = .allocate(byteCount: text.utf8.count, alignment: 1)
+            boundText.copyBytes(from: text.utf8)
         default: bound = nil
         }
     }
@@ -51,11 +57,18 @@ final class SortKeyProbe {
     /// decodes. A damaged record is an error, as a decode makes it.
     func keyOrder(of record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> ComparisonResult? {
         guard let bound else { return nil }
-        try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
-        let start = offsets[position]
-        guard start >= 0 else { return nil }
+        let header = try coder.header(record, number: number, shape: shape)
+        let range: Range<Int>
+        if header.hasOffsetTable {
+            guard let found = try coder.attributeField(position, header, record, number: number, shape: shape) else { return nil }
+            range = found
+        } else {
+            try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
+            guard offsets[position] >= 0 else { return nil }
+            range = offsets[position]..<ends[position]
+        }
         // The field's own bytes: a damaged one never reads into the next.
-        let field = UnsafeRawBufferPointer(rebasing: record[start..<ends[position]])
-        return boundText.withUnsafeBytes { RecordField.compare(field, fieldAt: 0, against: bound, text: $0) }
+        let field = UnsafeRawBufferPointer(rebasing: record[range])
+        return RecordField.compare(field, fieldAt: 0, against: bound, text: UnsafeRawBufferPointer(boundText))
     }
 }

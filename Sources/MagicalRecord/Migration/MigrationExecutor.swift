@@ -136,6 +136,7 @@ struct MigrationExecutor {
         private let position: Int
         private let mask: [Bool]
         private let coder: RecordCoder
+        private let shape: RecordShape
         private var values: [AttributeValue]
         private(set) var entries: [(key: [UInt8], value: [UInt8])] = []
 
@@ -148,12 +149,13 @@ struct MigrationExecutor {
             mask[position] = true
             self.mask = mask
             self.coder = coder
+            shape = coder.makeShape()
             values = coder.defaultAttributes
             entries.reserveCapacity(entity.objectCount)
         }
 
         mutating func add(_ number: Int64, _ record: UnsafeRawBufferPointer) throws {
-            try coder.decodeAttributes(record, number: number, mask: mask, into: &values)
+            try coder.decodeAttributes(record, number: number, mask: mask, into: &values, shape: shape)
             entries.append((StoreLayout.indexKey(values[position], number), []))
         }
     }

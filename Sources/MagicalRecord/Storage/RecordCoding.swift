@@ -141,12 +141,12 @@ final class RecordCoder: Sendable {
     /// every record. It checks the record's structure as far as it reads, and stops once
     /// it has every flagged attribute: what follows cannot change them.
     func decodeAttributes(
-        _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: inout [AttributeValue]
+        _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: inout [AttributeValue], shape: RecordShape
     ) throws(MagicalRecordError) {
         var failure: MagicalRecordError?
         attributes.withUnsafeMutableBufferPointer { buffer in
             do throws(MagicalRecordError) {
-                try decodeAttributes(raw, number: number, mask: mask, into: buffer)
+                try decodeAttributes(raw, number: number, mask: mask, into: buffer, shape: shape)
             } catch {
                 failure = error
             }
@@ -156,17 +156,18 @@ final class RecordCoder: Sendable {
 
     /// The same into a buffer, as a scan's reused one: writing it checks no uniqueness.
     func decodeAttributes(
-        _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: UnsafeMutableBufferPointer<AttributeValue>
+        _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: UnsafeMutableBufferPointer<AttributeValue>,
+        shape: RecordShape
     ) throws(MagicalRecordError) {
         var remaining = 0
         for position in mask.indices where mask[position] {
             attributes[position] = defaults[position]
             remaining += 1
         }
-        let header = try header(raw, number: number)
+        let header = try header(raw, number: number, shape: shape)
         if header.hasOffsetTable {
             for position in mask.indices where mask[position] {
-                guard let range = try valueRange(ofAttribute: position, header, raw, number: number) else { continue }
+                guard let range = try valueRange(ofAttribute: position, header, raw, number: number, shape: shape) else { continue }
                 var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<range.upperBound]), at: range.lowerBound)
                 guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
                 // A reference under an attribute's slot is not its value (as in a walk).
@@ -201,23 +202,15 @@ final class RecordCoder: Sendable {
     /// attribute.
     func locateAttributes(
         _ raw: UnsafeRawBufferPointer, number: Int64, wanted: UnsafeBufferPointer<Bool>,
-        offsets: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>
+        offsets: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>, shape: RecordShape
     ) throws(MagicalRecordError) {
-        let header = try header(raw, number: number)
+        let header = try header(raw, number: number, shape: shape)
         if header.hasOffsetTable {
-            let damaged = attributeSlots.withUnsafeBufferPointer { slots in
-                for position in wanted.indices where wanted[position] {
-                    guard let index = header.index(ofSlot: slots[position]) else {
-                        offsets[position] = -1
-                        continue
-                    }
-                    guard let range = header.valueRange(index, in: raw) else { return true }
-                    offsets[position] = raw[range.lowerBound] != Tag.object ? range.lowerBound : -1
-                    ends[position] = range.upperBound
-                }
-                return false
+            for position in wanted.indices where wanted[position] {
+                let range = try attributeField(position, header, raw, number: number, shape: shape)
+                offsets[position] = range?.lowerBound ?? -1
+                ends[position] = range?.upperBound ?? -1
             }
-            if damaged { throw self.damaged(number) }
             return
         }
         var remaining = 0
@@ -246,28 +239,39 @@ final class RecordCoder: Sendable {
         guard reader.position == raw.count else { throw damaged(number) }
     }
 
-    /// The slot attribute `position` is stored under.
-    func slot(ofAttribute position: Int) -> Int { attributeSlots[position] }
+    /// A memory of record layouts for one scan of this entity's records.
+    func makeShape() -> RecordShape {
+        RecordShape(attributeSlots: attributeSlots)
+    }
 
-    /// The header of `raw`, checked (see ``RecordLayout/Header/init(_:entityCode:valueCount:)``);
-    /// a damaged-record error when it is not one of this entity's.
+    /// The header of `raw`, checked, its value count from `shape` (which learns the
+    /// record's mask); a damaged-record error when it is not one of this entity's.
     @inline(__always)
-    func recordHeader(
-        _ raw: UnsafeRawBufferPointer, number: Int64, valueCount: (UInt64) -> Int
-    ) throws(MagicalRecordError) -> RecordLayout.Header {
-        guard let header = RecordLayout.Header(raw, entityCode: entityCode, valueCount: valueCount) else { throw damaged(number) }
+    func header(_ raw: UnsafeRawBufferPointer, number: Int64, shape: RecordShape) throws(MagicalRecordError) -> RecordLayout.Header {
+        guard let header = RecordLayout.Header(raw, entityCode: entityCode, valueCount: { shape.valueCount($0) }) else { throw damaged(number) }
         return header
     }
 
-    /// Where attribute `position`'s value lies in a record with an offset table; nil when
-    /// the record lacks it.
+    /// Where attribute `position`'s value lies in a record with an offset table, whose
+    /// header was read with `shape`; nil when the record lacks it.
     @inline(__always)
-    private func valueRange(
-        ofAttribute position: Int, _ header: RecordLayout.Header, _ raw: UnsafeRawBufferPointer, number: Int64
+    func valueRange(
+        ofAttribute position: Int, _ header: RecordLayout.Header, _ raw: UnsafeRawBufferPointer, number: Int64, shape: RecordShape
     ) throws(MagicalRecordError) -> Range<Int>? {
-        guard let index = header.index(ofSlot: attributeSlots[position]) else { return nil }
+        guard let index = shape.valueIndex(ofAttribute: position) else { return nil }
         guard let range = header.valueRange(index, in: raw) else { throw damaged(number) }
         return range
+    }
+
+    /// Where attribute `position`'s value lies in a record with an offset table, whose
+    /// header was read with `shape`; nil when the record lacks it, or holds a to-one
+    /// reference under its slot (which a decode also reads as absent).
+    @inline(__always)
+    func attributeField(
+        _ position: Int, _ header: RecordLayout.Header, _ raw: UnsafeRawBufferPointer, number: Int64, shape: RecordShape
+    ) throws(MagicalRecordError) -> Range<Int>? {
+        guard let range = try valueRange(ofAttribute: position, header, raw, number: number, shape: shape) else { return nil }
+        return raw[range.lowerBound] != Tag.object ? range : nil
     }
 
     /// Walks every field of `raw`, checking the whole record: `attribute` gets the value of

@@ -75,13 +75,6 @@ enum RecordLayout {
             return start..<end
         }
 
-        /// Offset tables only: the value index of `slot`, or nil when the record lacks it.
-        @inline(__always)
-        func index(ofSlot slot: Int) -> Int? {
-            guard slot < RecordLayout.maskedSlots, presence & (1 << UInt64(slot)) != 0 else { return nil }
-            return (presence & ((1 << UInt64(slot)) - 1)).nonzeroBitCount
-        }
-
         /// Table entry `entry`: value `entry + 1`'s offset from the first value.
         @inline(__always)
         private func offset(_ entry: Int, _ raw: UnsafeRawBufferPointer) -> Int {

@@ -27,7 +27,12 @@ func fuzzRecordDecoding(_ input: UnsafeRawBufferPointer) {
     var full: ObjectState?
     _ = damagedOrNil { () throws(MagicalRecordError) in full = try coder.decode(raw, number: 9, attributes: nil) }
     var partial = coder.defaultAttributes
-    let partialRead = damagedOrNil { () throws(MagicalRecordError) in try coder.decodeAttributes(raw, number: 9, mask: mask, into: &partial) }
+    // A shape that knows another mask first, as in a scan that reached this record.
+    let shape = coder.makeShape()
+    _ = shape.valueCount(UInt64.max)
+    let partialRead = damagedOrNil { () throws(MagicalRecordError) in
+        try coder.decodeAttributes(raw, number: 9, mask: mask, into: &partial, shape: shape)
+    }
     let wanted = UnsafeMutableBufferPointer<Bool>.allocate(capacity: mask.count)
     let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: mask.count)
     let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: mask.count)
@@ -38,7 +43,7 @@ func fuzzRecordDecoding(_ input: UnsafeRawBufferPointer) {
     }
     _ = wanted.initialize(from: mask)
     let located = damagedOrNil { () throws(MagicalRecordError) in
-        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
+        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
     }
     guard let full else { return }
     precondition(partialRead && located, "a record that decodes failed a partial read")

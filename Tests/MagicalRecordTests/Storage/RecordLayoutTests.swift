@@ -49,8 +49,11 @@ import Testing
         return state
     }
 
-    /// Full, partial and in-place reads of `bytes` all give `state`'s values.
-    private func expectReads(_ bytes: [UInt8], of state: ObjectState, coder: RecordCoder, random: inout SplitMix64) throws {
+    /// Full, partial and in-place reads of `bytes` all give `state`'s values. `shape` goes
+    /// from record to record, as in a scan: it must follow each record's mask.
+    private func expectReads(
+        _ bytes: [UInt8], of state: ObjectState, coder: RecordCoder, shape: RecordShape, random: inout SplitMix64
+    ) throws {
         #expect(try coder.decode(bytes, number: 9) == state)
         let mask = (0..<6).map { _ in Bool.random(using: &random) }
         var attributes = coder.defaultAttributes
@@ -65,8 +68,8 @@ import Testing
         }
         let read = bytes.withUnsafeBytes { raw in
             Result { () throws(MagicalRecordError) in
-                try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes)
-                try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
+                try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes, shape: shape)
+                try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
             }
         }
         try read.get()
@@ -88,6 +91,7 @@ import Testing
 
     @Test func offsetTablesRoundTripAtEveryWidth() throws {
         let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        let shape = coder.makeShape()
         var random = SplitMix64(seed: 12)
         var versions = Set<UInt8>()
         for _ in 0..<(300 * testScale) {
@@ -95,7 +99,7 @@ import Testing
             let bytes = coder.encode(state)
             versions.insert(bytes[0])
             #expect(RecordLayout.offsetTables.contains(bytes[0]))
-            try expectReads(bytes, of: state, coder: coder, random: &random)
+            try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
         }
         #expect(versions == [5, 6, 7])
     }
@@ -104,6 +108,7 @@ import Testing
     /// double and date in 8 bytes) still read.
     @Test func offsetTablesBeforeCompactNumbersStillRead() throws {
         let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        let shape = coder.makeShape()
         var random = SplitMix64(seed: 16)
         for _ in 0..<(100 * testScale) {
             var state = try randomState(&random)
@@ -112,31 +117,33 @@ import Testing
             state.attributes[4] = .date(Date(timeIntervalSince1970: 0.5))
             var bytes = coder.encode(state)
             bytes[0] -= RecordLayout.firstOffsetTableWithCompactNumbers - 2
-            try expectReads(bytes, of: state, coder: coder, random: &random)
+            try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
         }
     }
 
     /// Slots assigned out of property order (as migrations leave them) are written in slot order.
     @Test func slotsOutOfPropertyOrderRoundTrip() throws {
         let coder = try coder(slots: [9, 5, 2, 63, 0, 17, 4])
+        let shape = coder.makeShape()
         var random = SplitMix64(seed: 13)
         for _ in 0..<(100 * testScale) {
             let state = try randomState(&random)
             let bytes = coder.encode(state)
             #expect(RecordLayout.offsetTables.contains(bytes[0]))
-            try expectReads(bytes, of: state, coder: coder, random: &random)
+            try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
         }
     }
 
     @Test func aSlotFromSixtyFourOnWritesASlotList() throws {
         let coder = try coder(slots: [0, 1, 2, 64, 3, 200, 4])
+        let shape = coder.makeShape()
         var random = SplitMix64(seed: 14)
         for _ in 0..<(100 * testScale) {
             var state = try randomState(&random)
             state.attributes[3] = .double(1.5)
             let bytes = coder.encode(state)
             #expect(bytes[0] == RecordLayout.slotList)
-            try expectReads(bytes, of: state, coder: coder, random: &random)
+            try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
         }
     }
 
@@ -144,6 +151,7 @@ import Testing
     /// the slots, with doubles and dates in 8 bytes.
     @Test func slotListsOfSmallSlotsStillRead() throws {
         let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        let shape = coder.makeShape()
         var random = SplitMix64(seed: 15)
         for _ in 0..<(100 * testScale) {
             let state = try randomState(&random)
@@ -171,7 +179,7 @@ import Testing
             }
             var bytes: [UInt8] = [RecordLayout.slotListBeforeCompactNumbers, 1]
             bytes.appendVarint(count)
-            try expectReads(bytes + fields, of: state, coder: coder, random: &random)
+            try expectReads(bytes + fields, of: state, coder: coder, shape: shape, random: &random)
         }
     }
 
@@ -197,6 +205,7 @@ import Testing
     /// is a damaged-record error, in full, partial and in-place reads alike.
     @Test func damagedOffsetTablesAreErrorsNeverCrashes() throws {
         let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        let shape = coder.makeShape()
         var random = SplitMix64(seed: 16)
         let entity = try #require(Self.model.entity(named: "Note"))
         var state = ObjectState(id: ObjectID(entityName: "Note", number: 9), entity: entity)
@@ -218,9 +227,9 @@ import Testing
             return damaged.withUnsafeBytes { raw in
                 [
                     Result { () throws(MagicalRecordError) in try coder.decode(raw, number: 9, attributes: nil) }.map { _ in () },
-                    Result { () throws(MagicalRecordError) in try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes) },
+                    Result { () throws(MagicalRecordError) in try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes, shape: shape) },
                     Result { () throws(MagicalRecordError) in
-                        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends)
+                        try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
                     },
                 ].map { result in
                     if case .failure(let error) = result, case .damagedRecord(let id) = error { #expect(id.number == 9) }
