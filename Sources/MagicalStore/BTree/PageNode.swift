@@ -43,6 +43,10 @@ final class PageNode: Sendable {
     /// What the page holds in memory: payload, entry table, children, and the objects'
     /// headers; the page cache's budget counts this.
     let memoryCost: Int
+    /// The first and last entries' key prefixes, beside the object's header: a search
+    /// guesses where a key lies from them before touching the entry table.
+    private let firstPrefix: UInt64
+    private let lastPrefix: UInt64
 
     /// Entries of a leaf; children of a branch.
     var count: Int { isLeaf ? entries.count : children.count }
@@ -60,6 +64,8 @@ final class PageNode: Sendable {
         entries = parsed.entries
         children = parsed.children
         memoryCost = payload.count + entries.count * MemoryLayout<EntryLocation>.stride + children.count * 8 + 128
+        firstPrefix = entries.first?.keyPrefix ?? 0
+        lastPrefix = entries.last?.keyPrefix ?? 0
     }
 
     private static func parseLeaf(_ raw: UnsafeRawBufferPointer) -> (entries: [EntryLocation], children: [UInt64])? {
@@ -153,19 +159,16 @@ final class PageNode: Sendable {
         search(key) { $0 <= 0 }
     }
 
-    /// Binary search: the first index whose comparison with `key` is not `isBefore`.
+    /// The first index whose comparison with `key` is not `isBefore`: searched from where
+    /// the key's prefix lies between the first and last entries' (see ``interpolatedSearch``).
     @inline(__always)
     private func search(_ key: UnsafeRawBufferPointer, _ isBefore: (Int) -> Bool) -> Int {
         let prefix = keyPrefix(key)
         return entries.withUnsafeBufferPointer { entries in
             payload.withUnsafeBytes { payload in
-                var low = 0
-                var high = entries.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if isBefore(Self.compare(entries[middle], key, prefix, payload)) { low = middle + 1 } else { high = middle }
+                interpolatedSearch(count: entries.count, prefix: prefix, first: firstPrefix, last: lastPrefix) { index in
+                    isBefore(Self.compare(entries[index], key, prefix, payload))
                 }
-                return low
             }
         }
     }
