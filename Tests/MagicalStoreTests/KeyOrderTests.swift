@@ -21,4 +21,27 @@ import Testing
         }
         #expect(KeyOrder.ascending(count: keys.count) { keys[$0] } == expected)
     }
+
+    /// A stored key against a key by prefixes (and lengths, when both fit in 8 bytes)
+    /// orders as their bytes do: zero bytes at the end of short keys included.
+    @Test func storedKeysCompareAsTheirBytes() {
+        var random = SplitMix64(seed: 0x434D_5053)
+        for _ in 0..<(5_000 * testScale) {
+            var stored = randomKey(&random)
+            var key = Int.random(in: 0..<3, using: &random) == 0 ? stored : randomKey(&random)
+            if Int.random(in: 0..<4, using: &random) == 0 { key.append(0) }
+            if Int.random(in: 0..<4, using: &random) == 0 { stored.append(0) }
+            let page = [UInt8](repeating: 0xEE, count: 3) + stored
+            let order = page.withUnsafeBytes { bytes in
+                key.withUnsafeBytes { probe in
+                    compareStoredKey(
+                        prefix: stored.withUnsafeBytes { keyPrefix($0) }, start: 3, length: stored.count, in: bytes,
+                        with: probe, prefix: keyPrefix(probe)
+                    )
+                }
+            }
+            let expected = stored.lexicographicallyPrecedes(key) ? -1 : (stored == key ? 0 : 1)
+            #expect(order.signum() == expected, "\(stored) against \(key)")
+        }
+    }
 }

@@ -22,13 +22,16 @@ func compareBytes(_ left: [UInt8], _ right: [UInt8]) -> Int {
 }
 
 /// A stored key (its ``keyPrefix(_:)`` kept beside it, its bytes at `keyStart` in `bytes`)
-/// against `key`, whose prefix is `prefix`: the prefixes decide unless they are equal.
+/// against `key`, whose prefix is `prefix`: the prefixes decide unless they are equal, and
+/// then, when both keys fit in 8 bytes, their lengths do (the prefixes hold every byte,
+/// zero-padded), so the stored bytes are not read.
 @inline(__always)
 func compareStoredKey(
     prefix storedPrefix: UInt64, start keyStart: Int, length keyLength: Int, in bytes: UnsafeRawBufferPointer,
     with key: UnsafeRawBufferPointer, prefix: UInt64
 ) -> Int {
     if storedPrefix != prefix { return storedPrefix < prefix ? -1 : 1 }
+    if keyLength <= 8 && key.count <= 8 { return keyLength - key.count }
     return compareBytes(UnsafeRawBufferPointer(rebasing: bytes[keyStart..<keyStart + keyLength]), key)
 }
 

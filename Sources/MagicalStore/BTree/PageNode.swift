@@ -144,9 +144,15 @@ final class PageNode: Sendable {
         compareStoredKey(prefix: location.keyPrefix, start: Int(location.keyStart), length: Int(location.keyLength), in: payload, with: key, prefix: prefix)
     }
 
+    /// The key of entry `index`; one of at most 8 bytes is rebuilt from its prefix, without
+    /// reading the payload.
     func key(at index: Int) -> [UInt8] {
         let location = entries[index]
-        return Array(payload[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)])
+        let length = Int(location.keyLength)
+        if length <= 8 {
+            return (0..<length).map { UInt8(truncatingIfNeeded: location.keyPrefix >> (56 - 8 * UInt64($0))) }
+        }
+        return Array(payload[Int(location.keyStart)..<Int(location.keyStart) + length])
     }
 
     /// The first index whose key is >= `key` (leaf), or `entries.count` when none is.
