@@ -27,14 +27,20 @@ func fuzzPageDecoding(_ input: UnsafeRawBufferPointer) {
         keys.append(page.key(at: index))
         if isLeaf {
             _ = page.value(at: index)
-            _ = try? page.withEntry(at: index, overflow: { _ in [] }) { key, value in key.count + value.count }
+            let stored = try? page.withEntry(at: index, overflow: { _ in [] }) { key, _ in Array(key) }
+            precondition(stored.map { $0 == keys[index] } ?? true, "a key rebuilt from its prefix differs from the page's bytes")
         }
     }
     precondition(isLeaf || page.children.count == page.entries.count + 1, "a branch needs one more child than separators")
-    for key in keys + [[], [0xFF, 0xFF]] {
-        key.withUnsafeBytes { key in
-            precondition((0...page.entries.count).contains(page.lowerBound(key)), "lowerBound out of range")
-            precondition((0...page.entries.count).contains(page.childIndex(for: key)), "childIndex out of range")
-        }
+    // Keys in order (as a sound page has them) are searched as a linear scan finds them.
+    let ordered = zip(keys, keys.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }
+    for key in keys + keys.map({ $0 + [0] }) + [[], [0xFF, 0xFF]] {
+        let lowerBound = key.withUnsafeBytes { page.lowerBound($0) }
+        let childIndex = key.withUnsafeBytes { page.childIndex(for: $0) }
+        precondition((0...page.entries.count).contains(lowerBound), "lowerBound out of range")
+        precondition((0...page.entries.count).contains(childIndex), "childIndex out of range")
+        guard ordered else { continue }
+        precondition(lowerBound == (keys.firstIndex { !$0.lexicographicallyPrecedes(key) } ?? keys.count), "lowerBound misses")
+        precondition(childIndex == (keys.firstIndex { key.lexicographicallyPrecedes($0) } ?? keys.count), "childIndex misses")
     }
 }
