@@ -108,15 +108,13 @@ public final class ManagedObjectContext: @unchecked Sendable {
     var registersNothing: Bool { registered.isEmpty }
 
     /// The object registered for `id`, if any is alive: one held only by the registry is
-    /// dropped here, so callers never see an object everyone else has let go (as a weak
-    /// table would not). Under the lock no other thread can take a new reference, so the
-    /// check cannot race one.
+    /// dead, so callers never see an object everyone else has let go (as a weak table would
+    /// not). Under the lock no other thread can take a new reference, so the check cannot
+    /// race one. A dead entry stays for the object that usually replaces it at once
+    /// (``register(_:)`` then updates it in place) or for pruning.
     func registeredObject(_ id: ObjectID) -> ManagedObject? {
-        guard let index = registered.index(forKey: id) else { return nil }
-        if isKnownUniquelyReferenced(&registered.values[index]) {
-            registered.remove(at: index)
-            return nil
-        }
+        guard let index = registered.index(forKey: id),
+              !isKnownUniquelyReferenced(&registered.values[index]) else { return nil }
         return registered.values[index]
     }
 
