@@ -198,18 +198,23 @@ final class FetchExecutor {
     /// A scan whose predicate reads attributes only: each record is tested where it lies
     /// (``RecordFilter``), so an object that does not match costs no value and no state; a
     /// match is decoded with `mask` (nil: in full), or not at all without `materialising`.
+    /// A large entity is scanned in parts on several threads (``scanInParts``).
     private func scanFiltering(
         _ name: String, _ coder: RecordCoder, _ compiled: CompiledPredicate?, _ mask: RecordCoder.DecodeMask?,
         materialising: Bool, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
+        let parts = try view.snapshot.recordParts(name)
+        if parts.count > 1 {
+            try scanInParts(parts, RecordScan(name: name, coder: coder, compiled: compiled, mask: mask, materialising: materialising), body)
+            return
+        }
         let filter = try compiled.map { compiled throws(MagicalRecordError) in try recordFilter(compiled, coder) }
         var failure: MagicalRecordError?
         // Read once: per record it cost a retain and release of the view's tables.
         let hasOverlays = view.hasOverlays
         try view.snapshot.scanRecords(name) { number, record in
             do throws(MagicalRecordError) {
-                if hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
-                if try filter?.matches(record, number: number) == false { return true }
+                guard try isMatch(number, record, name, filter, hasOverlays: hasOverlays) else { return true }
                 try body(materialising ? try coder.decode(record, number: number, attributes: mask) : nil)
                 return true
             } catch {
@@ -218,6 +223,14 @@ final class FetchExecutor {
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Whether the record of object `number` of entity `name` is one the scan passes on:
+    /// not replaced by an unsaved change, and accepted by `filter`.
+    @inline(__always)
+    func isMatch(_ number: Int64, _ record: UnsafeRawBufferPointer, _ name: String, _ filter: RecordFilter?, hasOverlays: Bool) throws(MagicalRecordError) -> Bool {
+        if hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return false }
+        return try filter?.matches(record, number: number) ?? true
     }
 
     /// `compiled` (attribute comparisons only) as a filter on the records of `coder`'s entity.

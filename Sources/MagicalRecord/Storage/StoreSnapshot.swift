@@ -64,6 +64,35 @@ final class StoreSnapshot: @unchecked Sendable {
         }
     }
 
+    /// A range of an object tree's keys: one thread's part of a scan.
+    struct RecordPart: Sendable {
+        /// Inclusive; nil from the first record.
+        let lower: [UInt8]?
+        /// Exclusive; nil to the last record.
+        let upper: [UInt8]?
+    }
+
+    /// The records of the concrete entity `entityName` cut into parts for a scan on as many
+    /// threads as the store's options give a tree of its size, in id order; one part (all
+    /// records) when one thread should scan them.
+    func recordParts(_ entityName: String) throws(MagicalRecordError) -> [RecordPart] {
+        try withStoreErrors {
+            let tree = try transaction.tree(StoreLayout.objectTree(entityName))
+            let keys = try tree.splitKeys(parts: store.store.options.scanThreads(forEntries: tree.count))
+            let bounds: [[UInt8]?] = [nil] + keys + [nil]
+            return (0..<keys.count + 1).map { RecordPart(lower: bounds[$0], upper: bounds[$0 + 1]) }
+        }
+    }
+
+    /// ``scanRecords(_:_:)`` over one part.
+    func scanRecords(_ entityName: String, in part: RecordPart, _ body: (_ number: Int64, _ record: UnsafeRawBufferPointer) throws -> Bool) throws(MagicalRecordError) {
+        try withStoreErrors {
+            try transaction.tree(StoreLayout.objectTree(entityName)).forEachEntry(from: part.lower, below: part.upper) { key, value in
+                try body(try Self.number(fromObjectKey: key, entity: entityName), value)
+            }
+        }
+    }
+
     /// Object numbers from the index of `attribute` of the concrete entity `entityName`
     /// whose keys fall in `range`, in index order (reversed when `reverse`), until `body`
     /// returns false.

@@ -63,6 +63,28 @@ public struct Cursor {
         }
     }
 
+    /// Calls `body` for each entry from the cursor's place forwards whose key is below
+    /// `upper` (to the end when nil), with borrowed bytes as ``forEachEntry(reverse:_:)``
+    /// gives them, until it returns false: one part of a scan split across threads.
+    public mutating func forEachEntry(
+        below upper: [UInt8]?, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        while let leaf = path.last {
+            if case .page(let page) = leaf.node {
+                // The bound is looked up once per leaf; a leaf wholly below it needs one compare.
+                let end = upper.map { upper in
+                    upper.withUnsafeBytes { page.compareKey(at: page.count - 1, with: $0) < 0 ? page.count : page.lowerBound($0) }
+                } ?? page.count
+                guard try page.forEachEntry(from: leaf.index, below: end, reverse: false, overflow: { try reader.bytes(of: $0) }, body),
+                      end == page.count else { return }
+                path[path.count - 1].index = page.count - 1
+            } else {
+                guard let key, upper.map({ compareBytes(key, $0) < 0 }) ?? true, try withEntry(body) == true else { return }
+            }
+            try next()
+        }
+    }
+
     /// Moves to the smallest key.
     public mutating func first() throws {
         try descend(from: root, toward: .first)

@@ -203,15 +203,16 @@ final class PageNode: Sendable {
 
     /// Calls `body` with leaf entries from `start` to the last (to the first when
     /// `reverse`), as ``withEntry(at:overflow:_:)`` gives them, until it returns false.
-    /// True when it went through to the end of the page.
+    /// Forwards, `end` stops the walk before that index. True when it went through.
     func forEachEntry(
-        from start: Int, reverse: Bool, overflow: (LeafValue) throws -> [UInt8],
+        from start: Int, below end: Int? = nil, reverse: Bool, overflow: (LeafValue) throws -> [UInt8],
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws -> Bool {
         try payload.withUnsafeBytes { raw in
             try entries.withUnsafeBufferPointer { entries in
+                let end = end ?? entries.count
                 var index = start
-                while index >= 0 && index < entries.count {
+                while index >= 0 && index < end {
                     let location = entries[index]
                     let key = UnsafeRawBufferPointer(rebasing: raw[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)])
                     let goOn: Bool

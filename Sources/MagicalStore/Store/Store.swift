@@ -16,7 +16,7 @@ import Synchronization
 /// working until they are released.
 public final class Store: Sendable {
     public let path: String
-    let options: StoreOptions
+    public let options: StoreOptions
     private let processLock: (any StorageLock)?
     /// Serializes writers: held from `beginWrite` until the transaction ends.
     private let writerGate = DispatchSemaphore(value: 1)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// When commits reach the disk (Spec section 6).
 public enum Durability: String, Sendable, CaseIterable {
     /// A commit returns after its bytes are synced (`fdatasync`). Nothing acknowledged is lost.
@@ -26,6 +28,13 @@ public struct StoreOptions: Sendable {
     public var checkpointInterval: UInt64
     /// Where files live; the real file system by default, an in-memory or fault-injecting one in tests.
     public var fileSystem: any StorageFileSystem
+    /// Threads a whole-tree scan may use, each reading its own range of keys (a filtered
+    /// fetch that scans an entity); 1 scans on the calling thread alone. Defaults to the
+    /// active processors, at most 8.
+    public var scanThreads: Int
+    /// The fewest entries each scan thread is given: a smaller tree is scanned on fewer
+    /// threads (starting one costs about as much as testing a few thousand records).
+    public var entriesPerScanThread: Int
 
     public init(
         durability: Durability = .full,
@@ -35,7 +44,9 @@ public struct StoreOptions: Sendable {
         compression: Bool = true,
         cacheBytes: Int = 256 << 20,
         checkpointInterval: UInt64 = 64 << 20,
-        fileSystem: any StorageFileSystem = PosixFileSystem()
+        fileSystem: any StorageFileSystem = PosixFileSystem(),
+        scanThreads: Int = min(ProcessInfo.processInfo.activeProcessorCount, 8),
+        entriesPerScanThread: Int = 16_384
     ) {
         self.durability = durability
         self.readOnly = readOnly
@@ -45,5 +56,12 @@ public struct StoreOptions: Sendable {
         self.cacheBytes = cacheBytes
         self.checkpointInterval = checkpointInterval
         self.fileSystem = fileSystem
+        self.scanThreads = scanThreads
+        self.entriesPerScanThread = entriesPerScanThread
+    }
+
+    /// How many threads should scan a tree of `entries` entries.
+    public func scanThreads(forEntries entries: Int) -> Int {
+        max(1, min(scanThreads, entries / max(entriesPerScanThread, 1)))
     }
 }

@@ -233,12 +233,15 @@ import Testing
     /// dates given as strings), random sort keys, limits and offsets: every fetch, count and
     /// plan must give what the reference model gives, in the same order. In the store, with
     /// unsaved changes in the main context, with more in a child, and without pending
-    /// changes. Seeds 1 through MAGICALRECORD_TEST_SCALE replay exactly.
+    /// changes; each seed with scans on one thread and in parts on three. Seeds 1 through
+    /// MAGICALRECORD_TEST_SCALE replay exactly.
     @Test func fetchesEqualTheReferenceModelWhateverThePlan() throws {
         var coverage = PlanCoverage()
         for seed in 1...UInt64(testScale) {
-            var run = try RandomFetchRun(seed: seed)
-            try run.check(&coverage)
+            for inParts in [false, true] {
+                var run = try RandomFetchRun(seed: seed, scansInParts: inParts)
+                try run.check(&coverage)
+            }
         }
         #expect(coverage.index > 0 && coverage.ordered > 0 && coverage.nothing > 0 && coverage.scan > 0, "\(coverage)")
     }
@@ -265,14 +268,16 @@ private struct RandomFetchRun {
     static let queries = 50
 
     let seed: UInt64
+    let scansInParts: Bool
     let stack: FetchStack
     var samples: RandomSamples
     var usedIDs: Set<Int64> = []
     var failures = 0
 
-    init(seed: UInt64) throws {
+    init(seed: UInt64, scansInParts: Bool) throws {
         self.seed = seed
-        stack = try FetchStack()
+        self.scansInParts = scansInParts
+        stack = scansInParts ? try FetchStack(scanThreads: 3, entriesPerThread: 10) : try FetchStack()
         samples = RandomSamples(seed: seed)
     }
 
@@ -305,7 +310,7 @@ private struct RandomFetchRun {
             var request = try query.request()
             request.includesPendingChanges = includesPendingChanges
             let expected = query.expected(in: rows.values)
-            let label = "seed \(seed), \(phase), query \(number): \(query)"
+            let label = "seed \(seed)\(scansInParts ? " (scans in parts)" : ""), \(phase), query \(number): \(query)"
             do {
                 let plan = try context.plan(for: request)
                 coverage.note(plan)

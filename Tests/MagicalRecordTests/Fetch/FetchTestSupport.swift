@@ -62,7 +62,19 @@ struct FetchStack {
     let main: ManagedObjectContext
 
     init() throws {
-        let options = StoreOptions(durability: .none, fileSystem: MemoryFileSystem(tracksDurability: false))
+        try self.init(options: StoreOptions(durability: .none, fileSystem: MemoryFileSystem(tracksDurability: false)))
+    }
+
+    /// A stack whose scans of more than `entriesPerThread` objects go in parts on up to
+    /// `threads` threads, over small pages (so that small entities make trees to cut).
+    init(scanThreads threads: Int, entriesPerThread: Int) throws {
+        try self.init(options: StoreOptions(
+            durability: .none, pageSize: 512, fileSystem: MemoryFileSystem(tracksDurability: false),
+            scanThreads: threads, entriesPerScanThread: entriesPerThread
+        ))
+    }
+
+    private init(options: StoreOptions) throws {
         store = try ObjectStore(path: "/fetch.store", model: FetchModel.model, options: options)
         (root, main) = ObjectStack(store: store).makeContexts()
     }

@@ -1,0 +1,100 @@
+import Foundation
+import MagicalStore
+import Testing
+@testable import MagicalRecord
+
+/// A filtered scan of a large entity runs in parts on several threads and gives what a
+/// scan on one thread gives: the same objects in the same order, the same counts, unsaved
+/// changes in place of their records in every part, and the same error where a record is
+/// damaged.
+@Suite struct PartScanTests {
+    private static let employees = 1_500
+
+    /// Employees of random ages, names and salaries, the same for the same seed, saved.
+    private func filled(_ stack: FetchStack) throws -> FetchStack {
+        var random = SeededGenerator(seed: 21)
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        for number in 0..<Self.employees {
+            let lastName = String(letters[Int.random(in: 0..<letters.count, using: &random)]) + "son\(number % 7)"
+            var values: [String: AttributeValue] = [
+                "employeeID": .integer(Int64(number)), "lastName": .string(lastName),
+                "age": .integer(Int64.random(in: 18...70, using: &random)),
+            ]
+            // Some leave the salary unset: tests of a field a record lacks.
+            if number % 5 != 0 { values["salary"] = .integer(Int64.random(in: 20_000...120_000, using: &random)) }
+            _ = try stack.main.insert("Employee", values)
+        }
+        try stack.main.saveToPersistentStore()
+        return stack
+    }
+
+    private func inParts() throws -> FetchStack {
+        try filled(FetchStack(scanThreads: 4, entriesPerThread: 200))
+    }
+
+    /// Predicates no index answers: each is a scan.
+    private static let predicates = [
+        "salary > 40000 AND lastName ENDSWITH 'son3'", "salary < 50000", "salary == nil", "salary > 1000000",
+        "firstName == nil OR salary < 30000", "NOT (salary > 60000)",
+    ]
+
+    @Test func partsFindWhatOneThreadFinds() throws {
+        let serial = try filled(FetchStack())
+        let parallel = try inParts()
+        #expect(try parallel.main.stack.store.snapshot().recordParts("Employee").count == 4)
+        #expect(try serial.main.stack.store.snapshot().recordParts("Employee").count == 1)
+        for format in Self.predicates {
+            let request = try fetchRequest("Employee", format)
+            #expect(try parallel.main.plan(for: request) == "scan")
+            let expected = try serial.main.fetchedIDs(request).map(\.number)
+            #expect(try parallel.main.fetchedIDs(request).map(\.number) == expected, "\(format)")
+            #expect(try parallel.main.fetchObjectIDs(request).map(\.number) == expected, "\(format)")
+            #expect(try parallel.main.count(for: request) == expected.count, "\(format)")
+            #expect(try parallel.root.count(for: request) == expected.count, "\(format)")
+        }
+        // Matches come in id order, whole objects.
+        let young = try parallel.main.fetch(fetchRequest("Employee", "age < 25"))
+        #expect(!young.isEmpty && young.map(\.objectID.number) == young.map(\.objectID.number).sorted())
+        #expect(young.allSatisfy { $0["lastName"] != .null })
+    }
+
+    @Test func unsavedChangesReplaceTheirRecordsInEveryPart() throws {
+        let stack = try inParts()
+        let everyone = try stack.main.fetch(fetchRequest("Employee"))
+        // Ten changed to match, from every part of the id range, and ten matching deleted.
+        let step = everyone.count / 10
+        var expected = Set(try stack.main.fetchedIDs(fetchRequest("Employee", "age > 65")))
+        for index in stride(from: 0, to: everyone.count, by: step) {
+            try everyone[index].setValue(.integer(66), forKey: "age")
+            expected.insert(everyone[index].objectID)
+        }
+        for object in try stack.main.fetch(fetchRequest("Employee", "age > 65")).prefix(10) where object["age"] != .integer(66) {
+            try stack.main.delete(object)
+            expected.remove(object.objectID)
+        }
+        let request = try fetchRequest("Employee", "age > 65")
+        #expect(Set(try stack.main.fetchedIDs(request)) == expected)
+        #expect(try stack.main.count(for: request) == expected.count)
+    }
+
+    @Test func aDamagedRecordStopsTheScanAsOnOneThread() throws {
+        for stack in [try filled(FetchStack()), try inParts()] {
+            // Two records of different parts replaced by bytes no record begins with: the
+            // scan reports the first in id order, whichever part failed first.
+            try stack.store.store.write { transaction in
+                let tree = try transaction.tree(StoreLayout.objectTree("Employee"))
+                for number: Int64 in [1_100, 300] { try tree.put(StoreLayout.objectKey(number), [0xFF, 0xFF, 0xFF, 0xFF]) }
+            }
+            let request = try fetchRequest("Employee", "salary > 40000")
+            let fetchError = #expect(throws: MagicalRecordError.self) { try stack.main.fetch(request) }
+            let countError = #expect(throws: MagicalRecordError.self) { try stack.main.count(for: request) }
+            for error in [fetchError, countError] {
+                guard case .damagedRecord(let id)? = error else {
+                    Issue.record("expected a damaged record, got \(String(describing: error))")
+                    continue
+                }
+                #expect(id == ObjectID(entityName: "Employee", number: 300))
+            }
+        }
+    }
+}
