@@ -16,7 +16,7 @@ struct DirectImporter {
 
     /// A to-one relationship whose targets are found by their entity's indexed key, with
     /// an inverse (if any) that objects join and leave without the object path's checks.
-    private final class ByKey {
+    fileprivate final class ByKey {
         let mapping: EntityImportMapping.RelationshipMapping
         let destination: Entity
         let targetKey: EntityImportMapping.AttributeMapping
@@ -90,20 +90,21 @@ struct DirectImporter {
     /// Imports and commits one batch that ``accepts(_:)``, counting it in `result`. On
     /// error nothing of it is committed.
     func importBatch(_ records: [ImportRecord], result: inout ImportResult) throws(MagicalRecordError) {
-        var batch = DirectBatch(snapshot: try context.stack.store.snapshot(), store: context.stack.store, capacity: records.count)
-        try batch.lookUp(collectKeys(records))
-        result.recordsRead += records.count
-        // One plan reused record after record: fresh arrays for each were allocations.
-        var plan = RecordPlan()
-        for record in records {
-            do throws(ImportError) {
-                try self.plan(record, into: &plan)
-            } catch {
+        try importBatch(plan(records), result: &result)
+    }
+
+    /// Imports and commits a batch planned by ``plan(_:)``.
+    func importBatch(_ planned: PlannedBatch, result: inout ImportResult) throws(MagicalRecordError) {
+        var batch = DirectBatch(snapshot: try context.stack.store.snapshot(), store: context.stack.store, capacity: planned.records.count)
+        try batch.lookUp(planned.keys)
+        result.recordsRead += planned.records.count
+        for record in planned.records {
+            switch record {
+            case .planned(let plan): try apply(plan, of: planned, to: &batch, result: &result)
+            case .failed(let error):
                 guard options.skipInvalid, Importer.isSkippable(error) else { throw .importFailed(error) }
                 result.skipped.append(error)
-                continue
             }
-            try apply(plan, to: &batch, result: &result)
         }
         let changes = batch.changes(counting: &result)
         var failures: [ValidationFailure] = []
@@ -149,35 +150,74 @@ struct DirectImporter {
 
     // MARK: Records
 
-    /// What one record does, converted in full before anything changes: a record that
-    /// fails to convert leaves no trace.
-    private struct RecordPlan {
-        /// The record's key; nil: a new object without one.
-        var key: AttributeValue?
-        var attributes: [(position: Int, value: AttributeValue)] = []
+    /// A batch converted in full, apart from the store: what an import plans on its
+    /// reading thread while the batch before commits. Each record's converted values lie
+    /// in arrays shared by the batch (an array per record was an allocation per record).
+    struct PlannedBatch {
+        fileprivate enum Record {
+            case planned(RecordPlan)
+            /// Did not convert; nothing of it is in the arrays.
+            case failed(ImportError)
+        }
+
+        fileprivate var records: [Record] = []
+        /// Every key the batch names, by entity (``collectKeys(_:)``).
+        fileprivate var keys: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
+        fileprivate var attributes: [(position: Int, value: AttributeValue)] = []
         /// Per relationship given: the target's key, or nil to clear it.
-        var targets: [(byKey: ByKey, key: AttributeValue?)] = []
+        fileprivate var targets: [(byKey: ByKey, key: AttributeValue?)] = []
     }
 
-    /// Plans `record` into `plan`, whose arrays keep their room from the record before.
-    private func plan(_ record: ImportRecord, into plan: inout RecordPlan) throws(ImportError) {
+    /// What one record does, converted in full before anything changes: a record that
+    /// fails to convert leaves no trace.
+    fileprivate struct RecordPlan {
+        /// The record's key; nil: a new object without one.
+        var key: AttributeValue?
+        /// Its values in the batch's `attributes`.
+        var attributes: Range<Int>
+        /// Its relationships in the batch's `targets`.
+        var targets: Range<Int>
+    }
+
+    /// Converts every record of a batch that ``accepts(_:)`` (the records' JSON is not
+    /// needed after this).
+    func plan(_ records: [ImportRecord]) -> PlannedBatch {
+        var planned = PlannedBatch()
+        planned.keys = collectKeys(records)
+        planned.records.reserveCapacity(records.count)
+        planned.attributes.reserveCapacity(records.count * mapping.attributes.count)
+        planned.targets.reserveCapacity(records.count * byKeys.count)
+        for record in records {
+            let (attributeStart, targetStart) = (planned.attributes.count, planned.targets.count)
+            do throws(ImportError) {
+                planned.records.append(.planned(try plan(record, into: &planned)))
+            } catch {
+                planned.attributes.removeSubrange(attributeStart...)
+                planned.targets.removeSubrange(targetStart...)
+                planned.records.append(.failed(error))
+            }
+        }
+        return planned
+    }
+
+    /// Plans `record`, its values appended to `planned`'s arrays.
+    private func plan(_ record: ImportRecord, into planned: inout PlannedBatch) throws(ImportError) -> RecordPlan {
         let entityName = mapping.entity.name
         guard case .object(let object) = record.value else {
             throw ImportError(entity: entityName, recordIndex: record.index, reason: .shape("a record must be a JSON object, not \(record.value.kindName)"))
         }
-        plan.key = nil
-        plan.attributes.removeAll(keepingCapacity: true)
-        plan.targets.removeAll(keepingCapacity: true)
-        if let key = mapping.key, !(options.insertsRecordsWithoutKey && Importer.lacksKey(object, key)) {
-            plan.key = try Importer.keyValue(of: object, key, entity: entityName, index: record.index)
+        var key: AttributeValue?
+        if let keyMapping = mapping.key, !(options.insertsRecordsWithoutKey && Importer.lacksKey(object, keyMapping)) {
+            key = try Importer.keyValue(of: object, keyMapping, entity: entityName, index: record.index)
         }
+        let attributeStart = planned.attributes.count
         for attribute in mapping.attributes {
             switch object.value(at: attribute.keyPaths, nullAsAbsent: options.nullAsAbsent) {
             case .absent:
-                if attribute.useDefaultWhenAbsent { plan.attributes.append((attribute.position, attribute.attribute.defaultValue)) }
+                if attribute.useDefaultWhenAbsent { planned.attributes.append((attribute.position, attribute.attribute.defaultValue)) }
             case .found(let value, let keyPath):
                 do throws(ImportValueError) {
-                    plan.attributes.append((attribute.position, try attribute.conversion.value(from: value)))
+                    planned.attributes.append((attribute.position, try attribute.conversion.value(from: value)))
                 } catch {
                     throw ImportError(entity: entityName, recordIndex: record.index, reason: .conversion(
                         attribute: attribute.attribute.name, key: keyPath, value: value.briefText, reason: error.reason
@@ -185,20 +225,22 @@ struct DirectImporter {
                 }
             }
         }
+        let targetStart = planned.targets.count
         for byKey in byKeys {
             guard case .found(let value, _) = object.value(at: byKey.mapping.keyPaths, nullAsAbsent: options.nullAsAbsent) else { continue }
             switch value {
-            case .null: plan.targets.append((byKey, nil))
+            case .null: planned.targets.append((byKey, nil))
             case .object: continue
-            default: plan.targets.append((byKey, try Importer.convertKey(value, byKey.targetKey, entity: byKey.destination.name, index: record.index)))
+            default: planned.targets.append((byKey, try Importer.convertKey(value, byKey.targetKey, entity: byKey.destination.name, index: record.index)))
             }
         }
+        return RecordPlan(key: key, attributes: attributeStart..<planned.attributes.count, targets: targetStart..<planned.targets.count)
     }
 
-    private func apply(_ plan: RecordPlan, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
+    private func apply(_ plan: RecordPlan, of planned: PlannedBatch, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
         let index = batch.object(of: mapping.entity, keyedBy: mapping.key?.position, key: plan.key, result: &result)
-        for (position, value) in plan.attributes { batch.entries[index].state.attributes[position] = value }
-        for (byKey, key) in plan.targets {
+        for (position, value) in planned.attributes[plan.attributes] { batch.entries[index].state.attributes[position] = value }
+        for (byKey, key) in planned.targets[plan.targets] {
             let target = key.map { batch.object(of: byKey.destination, keyedBy: byKey.targetKey.position, key: $0, result: &result) }
             batch.link(index, byKey.mapping.position, to: target, inverse: byKey.inverse)
         }

@@ -103,13 +103,12 @@ extension ManagedObjectContext {
             }
         }
         var read = 0
-        func reportProgress() { progress?(ImportProgress(recordsRead: read, bytesRead: bytesRead())) }
         guard options.commitsEachBatch else {
             return try runImport(options) { (importer) throws(MagicalRecordError) in
                 while let batch = try nextBatch() {
                     try importer.importBatch(batch, entity: entity)
                     read += batch.count
-                    reportProgress()
+                    progress?(ImportProgress(recordsRead: read, bytesRead: bytesRead()))
                 }
             }
         }
@@ -118,25 +117,73 @@ extension ManagedObjectContext {
             let direct = options.importsWithoutObjects
                 ? DirectImporter(context: self, options: options, entity: entity, mappings: importer.mappings) : nil
             do throws(MagicalRecordError) {
-                while let batch = try nextBatch() {
-                    if let direct, direct.accepts(batch) {
-                        try direct.importBatch(batch, result: &importer.result)
-                    } else {
-                        try withSavepoint { () throws(MagicalRecordError) in
-                            try importer.importBatch(batch, entity: entity)
-                            importer.countUpdates()
-                            try save()
+                try readingAhead(direct, bytesRead: bytesRead, nextBatch: nextBatch) { (batches) throws(MagicalRecordError) in
+                    while let batch = batches.next() {
+                        switch batch.content {
+                        case .failed(let error):
+                            throw error
+                        case .planned(let planned):
+                            try direct?.importBatch(planned, result: &importer.result)
+                        case .records(let records):
+                            try withSavepoint { () throws(MagicalRecordError) in
+                                try importer.importBatch(records, entity: entity)
+                                importer.countUpdates()
+                                try save()
+                            }
+                            importer.forgetCommitted()
                         }
-                        importer.forgetCommitted()
+                        read += batch.count
+                        progress?(ImportProgress(recordsRead: read, bytesRead: batch.bytesRead))
                     }
-                    read += batch.count
-                    reportProgress()
                 }
             } catch {
                 throw Self.noting(committed: read, in: error)
             }
             if read > 0 { reclaimSpaceIfMostlyDead() }
             return importer.result
+        }
+    }
+
+    /// A batch read ahead: its records, or for the direct path their plan.
+    private struct ReadBatch {
+        enum Content {
+            case records([ImportRecord])
+            case planned(DirectImporter.PlannedBatch)
+            /// Reading failed: the import stops here, after the batches before.
+            case failed(MagicalRecordError)
+        }
+
+        let content: Content
+        let count: Int
+        let bytesRead: Int?
+    }
+
+    /// Runs `body` with the batches of `nextBatch` read on another thread, one ahead: the
+    /// next batch's JSON is parsed, and a batch `direct` takes converted, while `body`
+    /// commits the one before. `nextBatch` and `bytesRead` run on that thread only, and
+    /// not after this returns.
+    private func readingAhead(
+        _ direct: DirectImporter?, bytesRead: () -> Int?, nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
+        _ body: (ReadAhead<ReadBatch>) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) {
+        try withoutActuallyEscaping(nextBatch) { (nextBatch) throws(MagicalRecordError) in
+            try withoutActuallyEscaping(bytesRead) { (bytesRead) throws(MagicalRecordError) in
+                var hasFailed = false
+                let batches = ReadAhead<ReadBatch> {
+                    guard !hasFailed else { return nil }
+                    do throws(MagicalRecordError) {
+                        guard let records = try nextBatch() else { return nil }
+                        let bytes = bytesRead()
+                        guard let direct, direct.accepts(records) else { return ReadBatch(content: .records(records), count: records.count, bytesRead: bytes) }
+                        return ReadBatch(content: .planned(direct.plan(records)), count: records.count, bytesRead: bytes)
+                    } catch {
+                        hasFailed = true
+                        return ReadBatch(content: .failed(error), count: 0, bytesRead: nil)
+                    }
+                }
+                defer { batches.finish() }
+                try body(batches)
+            }
         }
     }
 

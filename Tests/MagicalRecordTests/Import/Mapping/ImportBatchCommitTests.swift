@@ -59,6 +59,34 @@ import Testing
         #expect(try stack.count("Label", in: stack.root) == 200)
     }
 
+    /// The next batch is read while one commits: a JSON error read ahead is reported after
+    /// the batches before it are committed, as if read in turn, and progress tells how far
+    /// into the input each committed batch reached.
+    @Test func aJSONErrorReadAheadComesAfterTheBatchesBeforeIt() throws {
+        let stack = try ImportStack()
+        let text = records(250).replacingOccurrences(of: #"{"labelID": 230,"#, with: #"{"labelID": 230,,"#)
+        var progress: [ImportProgress] = []
+        let failure = importFailure { () throws(MagicalRecordError) in
+            try stack.root.importRecords(
+                from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true)
+            ) { progress.append($0) }
+        }
+        guard case .json? = failure?.reason else {
+            Issue.record("expected a JSON error, got \(String(describing: failure))")
+            return
+        }
+        #expect(failure?.recordsCommitted == 200)
+        #expect(try stack.count("Label", in: stack.root) == 200)
+        #expect(progress.map(\.recordsRead) == [100, 200])
+        let offsets = progress.compactMap(\.bytesRead)
+        // The input is ASCII: characters are bytes.
+        let ends = [99, 199].compactMap { text.range(of: #""title": "L\#($0)"}"#)?.upperBound.utf16Offset(in: text) }
+        #expect(offsets.count == 2 && offsets == offsets.sorted() && offsets.allSatisfy { $0 < text.utf8.count })
+        #expect(zip(offsets, ends).allSatisfy { $0 >= $1 }, "\(offsets) past the batches' last records at \(ends)")
+        // Not as far as the batch read ahead.
+        #expect(offsets.first.map { $0 < ends[1] } == true, "\(offsets) against \(ends)")
+    }
+
     /// Many small commits of scattered keys rewrite most tree pages each time: the
     /// import compacts once the superseded pages outweigh the live ones.
     @Test func anImportThatLeftMostlyDeadPagesCompactsTheStore() throws {

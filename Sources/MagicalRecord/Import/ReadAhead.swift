@@ -1,0 +1,68 @@
+import Dispatch
+import Synchronization
+
+/// Produces items on a thread of its own, one ahead of the consumer: while an import
+/// commits one batch, the next is read and converted on the other core.
+///
+/// `produce` runs on that thread only, one call at a time, and never after ``finish()``
+/// returns; nil from it ends the items. The consumer (one thread) calls ``next()`` until
+/// it gives nil or it stops early, and then ``finish()``, which waits for the producer.
+final class ReadAhead<Item>: @unchecked Sendable {
+    /// Let go of by the producer before it signals `done`: a caller may lend a closure it
+    /// must have back (`withoutActuallyEscaping`) when ``finish()`` returns, while the
+    /// producer's thread may still hold this object a moment longer.
+    private var produce: (() -> Item?)?
+    /// The item handed over: written by the producer before it signals `filled`, read by
+    /// the consumer after it waits on it (the semaphores order the accesses).
+    private var slot: Item?
+    /// Signalled by the consumer for each item it wants.
+    private let wanted = DispatchSemaphore(value: 0)
+    private let filled = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+    private let stopped = Atomic<Bool>(false)
+    private var isFinished = false
+
+    /// Starts producing the first item at once.
+    init(_ produce: @escaping () -> Item?) {
+        self.produce = produce
+        wanted.signal()
+        DispatchQueue.global(qos: .userInitiated).async { self.run() }
+    }
+
+    private func run() {
+        while true {
+            wanted.wait()
+            let item = stopped.load(ordering: .acquiring) ? nil : produce?()
+            slot = item
+            filled.signal()
+            if item == nil { break }
+        }
+        produce = nil
+        done.signal()
+    }
+
+    /// The next item (produced ahead while the caller worked on the last), nil after the
+    /// last. The one after it starts at once.
+    func next() -> Item? {
+        guard !isFinished else { return nil }
+        filled.wait()
+        guard let item = slot.take() else {
+            isFinished = true
+            return nil
+        }
+        wanted.signal()
+        return item
+    }
+
+    /// Stops producing (an item under way is finished and dropped) and waits until the
+    /// producer has stopped. Call it once, whether or not ``next()`` reached the end.
+    func finish() {
+        if !isFinished {
+            stopped.store(true, ordering: .releasing)
+            // Wakes the producer should it wait for a request; an item under way ends
+            // with a nil handed over after it.
+            wanted.signal()
+        }
+        done.wait()
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import MagicalRecord
+
+/// The import's read-ahead: items in order, produced on another thread at most one ahead
+/// of the consumer, and nothing produced once it is finished, early or at the end.
+@Suite struct ReadAheadTests {
+    /// Counts what a producer made, from its own thread.
+    private final class Producer: Sendable {
+        let made = Atomic<Int>(0)
+        let threads = Mutex<Set<UInt>>([])
+        let limit: Int
+
+        init(limit: Int = .max) { self.limit = limit }
+
+        func produce() -> Int? {
+            threads.withLock { _ = $0.insert(UInt(pthread_self())) }
+            let count = made.load(ordering: .relaxed)
+            guard count < limit else { return nil }
+            made.store(count + 1, ordering: .relaxed)
+            return count
+        }
+    }
+
+    @Test func itemsComeInOrderFromAnotherThreadOneAhead() {
+        let producer = Producer(limit: 50)
+        let items = ReadAhead { producer.produce() }
+        var received: [Int] = []
+        while let item = items.next() {
+            received.append(item)
+            // The one being consumed and at most the next.
+            #expect(producer.made.load(ordering: .relaxed) <= received.count + 1)
+        }
+        items.finish()
+        #expect(received == Array(0..<50))
+        #expect(items.next() == nil)
+        #expect(!producer.threads.withLock { $0 }.contains(UInt(pthread_self())))
+    }
+
+    @Test func finishingEarlyStopsTheProducer() {
+        for consumed in 0..<4 {
+            let producer = Producer()
+            let items = ReadAhead { producer.produce() }
+            for _ in 0..<consumed { _ = items.next() }
+            items.finish()
+            let made = producer.made.load(ordering: .relaxed)
+            #expect(made <= consumed + 1)
+            Thread.sleep(forTimeInterval: 0.01)
+            #expect(producer.made.load(ordering: .relaxed) == made, "nothing produced after finish")
+        }
+    }
+
+    /// The import lends its batch source (`withoutActuallyEscaping`): the read-ahead must
+    /// have let go of it when `finish` returns, though its thread may outlive it a moment.
+    @Test func aLentSourceIsLetGoWhenFinishReturns() {
+        for round in 0..<300 {
+            var count = 0
+            let source: () -> Int? = {
+                count += 1
+                return count <= round % 3 ? count : nil
+            }
+            withoutActuallyEscaping(source) { source in
+                let items = ReadAhead(source)
+                _ = items.next()
+                items.finish()
+            }
+        }
+    }
+
+    @Test func anEmptySourceEndsAtOnce() {
+        let items = ReadAhead<Int> { nil }
+        #expect(items.next() == nil)
+        #expect(items.next() == nil)
+        items.finish()
+    }
+}
