@@ -80,7 +80,11 @@ extension Store {
     /// Bulk-loads every tree of `snapshot` into `writer`'s file, then the catalog.
     private func copyTrees(of snapshot: ReadTransaction, with writer: LogWriter) throws -> (root: UInt64, count: UInt64) {
         let pageSize = snapshot.reader.pageSize
-        let writePage: (DirtyNode) throws -> ChildReference = { .page(try writer.writeSubtree(.dirty($0))) }
+        // A leaf waits in memory for its parent branch to be finished: the branch's leaves
+        // are then encoded and compressed on every core at once, not one by one.
+        let writePage: (DirtyNode) throws -> ChildReference = { node in
+            node.isLeaf ? .dirty(node) : .page(try writer.writeSubtree(.dirty(node)))
+        }
         var catalog = BulkLoader(pageSize: pageSize, finish: writePage)
         for name in try snapshot.treeNames() {
             let tree = try snapshot.tree(name)
