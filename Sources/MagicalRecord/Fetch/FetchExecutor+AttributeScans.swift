@@ -40,8 +40,10 @@ extension FetchExecutor {
     /// filled in, in one buffer reused from record to record (valid only during the call).
     ///
     /// `skipping`, asked of each stored match before it is decoded, turns it away unread.
+    /// With `part`, only the records of that part are read (see ``inParts(_:_:)``).
     func scanOwnAttributes(
-        _ positions: [Int], skipping: (Int64, UnsafeRawBufferPointer) throws(MagicalRecordError) -> Bool = { _, _ in false },
+        _ positions: [Int], in part: StoreSnapshot.RecordPart? = nil,
+        skipping: (Int64, UnsafeRawBufferPointer) throws(MagicalRecordError) -> Bool = { _, _ in false },
         _ body: (Int64, UnsafeBufferPointer<AttributeValue>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         let name = entity.name
@@ -63,11 +65,9 @@ extension FetchExecutor {
         var failure: MagicalRecordError?
         // Read once: per record it cost a retain and release of the view's tables.
         let hasOverlays = view.hasOverlays
-        try view.snapshot.scanRecords(name) { number, record in
+        let visit = { (number: Int64, record: UnsafeRawBufferPointer) -> Bool in
             do throws(MagicalRecordError) {
-                if hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return true }
-                if try filter?.matches(record, number: number) == false { return true }
-                if try skipping(number, record) { return true }
+                guard try self.isMatch(number, record, name, filter, hasOverlays: hasOverlays), try !skipping(number, record) else { return true }
                 try coder.decodeAttributes(record, number: number, mask: mask, into: attributes, shape: shape)
                 try body(number, UnsafeBufferPointer(attributes))
                 return true
@@ -75,6 +75,11 @@ extension FetchExecutor {
                 failure = error
                 return false
             }
+        }
+        if let part {
+            try view.snapshot.scanRecords(name, in: part, visit)
+        } else {
+            try view.snapshot.scanRecords(name, visit)
         }
         if let failure { throw failure }
     }

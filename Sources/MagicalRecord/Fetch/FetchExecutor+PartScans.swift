@@ -1,8 +1,9 @@
 import Dispatch
 
-/// A filtered scan of a large entity on several threads: each tests its own range of the
-/// object tree (the snapshot's pages are immutable and shared) with a filter of its own,
-/// and decodes its matches; the fetch then sees them on its own thread, in id order.
+/// Scans of a large entity on several threads: each reads its own range of the object
+/// tree (the snapshot's pages are immutable and shared) with a filter of its own; a
+/// filtered scan decodes its matches, which the fetch then sees on its own thread in id
+/// order, and a sorted page keeps each range's first matches, merged afterwards.
 extension FetchExecutor {
     /// What a filtered scan reads and keeps, for each of its parts.
     struct RecordScan {
@@ -28,18 +29,7 @@ extension FetchExecutor {
     func scanInParts(
         _ parts: [StoreSnapshot.RecordPart], _ scan: RecordScan, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
-        let results = UnsafeMutableBufferPointer<PartMatches>.allocate(capacity: parts.count)
-        results.initialize(repeating: PartMatches())
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        // Each task reads the executor (immutable during the fetch) and fills its own slot.
-        let shared = PartScanTasks(executor: self, scan: scan, parts: parts, results: results)
-        DispatchQueue.concurrentPerform(iterations: parts.count) { index in
-            shared.results[index] = shared.executor.matches(in: shared.parts[index], shared.scan)
-        }
-        for part in results {
+        for part in inParts(parts, { matches(in: $0, scan) }) {
             if scan.materialising {
                 for state in part.states { try body(state) }
             } else {
@@ -47,6 +37,25 @@ extension FetchExecutor {
             }
             if let failure = part.failure { throw failure }
         }
+    }
+
+    /// `work` on each of `parts` at once, one thread each; the results in part order.
+    /// `work` may only read the executor, which does not change during a fetch.
+    func inParts<Result>(_ parts: [StoreSnapshot.RecordPart], _ work: (StoreSnapshot.RecordPart) -> Result) -> [Result] {
+        let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: parts.count)
+        results.initialize(repeating: nil)
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
+        withoutActuallyEscaping(work) { work in
+            // Each task runs `work` on its own part and fills its own slot.
+            let tasks = PartTasks(parts: parts, work: work, results: results)
+            DispatchQueue.concurrentPerform(iterations: parts.count) { index in
+                tasks.results[index] = tasks.work(tasks.parts[index])
+            }
+        }
+        return results.map { $0! }
     }
 
     private func matches(in part: StoreSnapshot.RecordPart, _ scan: RecordScan) -> PartMatches {
@@ -75,10 +84,9 @@ extension FetchExecutor {
     }
 }
 
-/// What the tasks of one part scan share: an executor they only read, a slot each fills.
-private struct PartScanTasks: @unchecked Sendable {
-    let executor: FetchExecutor
-    let scan: FetchExecutor.RecordScan
+/// What the tasks of one part scan share: parts and work they only read, a slot each fills.
+private struct PartTasks<Result>: @unchecked Sendable {
     let parts: [StoreSnapshot.RecordPart]
-    let results: UnsafeMutableBufferPointer<FetchExecutor.PartMatches>
+    let work: (StoreSnapshot.RecordPart) -> Result
+    let results: UnsafeMutableBufferPointer<Result?>
 }

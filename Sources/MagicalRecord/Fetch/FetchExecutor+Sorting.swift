@@ -37,12 +37,37 @@ extension FetchExecutor {
     }
 
     /// ``firstSorted()``'s scan when the predicate and the sort keys read only the
-    /// entity's attributes: an object becomes a state only if it wins a place.
+    /// entity's attributes: an object becomes a state only if it wins a place. A large
+    /// entity is scanned in parts at once, each keeping a list of its own; merged, they
+    /// hold the same first matches whatever the cut (the order is total: ids break ties).
     private func scanForTop(_ positions: [Int], into top: inout TopMatches) throws(MagicalRecordError) {
+        let parts = try view.snapshot.recordParts(entity.name)
+        if parts.count > 1 {
+            let (capacity, directions) = (top.capacity, top.directions)
+            let tops = inParts(parts) { part in
+                Result { () throws(MagicalRecordError) -> TopMatches in
+                    var partTop = TopMatches(capacity: capacity, directions: directions)
+                    try scanStoredForTop(positions, in: part, into: &partTop)
+                    return partTop
+                }
+            }
+            for partTop in tops {
+                for match in try partTop.get().matches { top.offer(match) }
+            }
+        } else {
+            try scanStoredForTop(positions, in: nil, into: &top)
+        }
+        for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
+            top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
+        }
+    }
+
+    /// The stored part of ``scanForTop(_:into:)``, over `part` (nil: every record).
+    private func scanStoredForTop(_ positions: [Int], in part: StoreSnapshot.RecordPart?, into top: inout TopMatches) throws(MagicalRecordError) {
         let probe = SortKeyProbe(coder: try view.snapshot.store.coder(for: entity.name), position: positions[0])
         var probedVersion = -1
         let rejected: ComparisonResult = top.directions[0] ? .orderedDescending : .orderedAscending
-        try scanOwnAttributes(positions, skipping: { (number, record) throws(MagicalRecordError) in
+        try scanOwnAttributes(positions, in: part, skipping: { (number, record) throws(MagicalRecordError) in
             if probedVersion != top.version {
                 guard let bound = top.bound else { return false }
                 probe.setBound(bound)
@@ -52,9 +77,6 @@ extension FetchExecutor {
         }) { number, attributes in
             guard !top.rejects(attributes[positions[0]]) else { return }
             top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: entity.name, number: number)))
-        }
-        for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
-            top.offer(SortedMatch(values: try sortValues(of: state), id: state.id))
         }
     }
 

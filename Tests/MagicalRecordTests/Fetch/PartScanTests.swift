@@ -52,6 +52,15 @@ import Testing
             #expect(try parallel.main.count(for: request) == expected.count, "\(format)")
             #expect(try parallel.root.count(for: request) == expected.count, "\(format)")
         }
+        // The first of a sorted order: each part keeps its own, merged.
+        for (format, sort, limit, offset) in [
+            (nil, "lastName,salary", 10, 5), ("salary > 40000", "salary:NO", 25, 0), (nil, "salary", 2_000, 0), ("salary == nil", "lastName:NO", 7, 3),
+        ] as [(String?, String, Int, Int)] {
+            let request = try fetchRequest("Employee", format, sortedBy: sort, limit: limit, offset: offset)
+            let expected = try serial.main.fetchedIDs(request).map(\.number)
+            #expect(!expected.isEmpty)
+            #expect(try parallel.main.fetchedIDs(request).map(\.number) == expected, "\(sort) limit \(limit)")
+        }
         // Matches come in id order, whole objects.
         let young = try parallel.main.fetch(fetchRequest("Employee", "age < 25"))
         #expect(!young.isEmpty && young.map(\.objectID.number) == young.map(\.objectID.number).sorted())
