@@ -90,13 +90,22 @@ struct DirectImporter {
     /// Imports and commits one batch that ``accepts(_:)``, counting it in `result`. On
     /// error nothing of it is committed.
     func importBatch(_ records: [ImportRecord], result: inout ImportResult) throws(MagicalRecordError) {
-        try importBatch(plan(records), result: &result)
+        _ = try importBatch(plan(records), after: nil, result: &result)
     }
 
-    /// Imports and commits a batch planned by ``plan(_:)``.
-    func importBatch(_ planned: PlannedBatch, result: inout ImportResult) throws(MagicalRecordError) {
-        var batch = DirectBatch(snapshot: try context.stack.store.snapshot(), store: context.stack.store, capacity: planned.records.count)
-        try batch.lookUp(planned.keys)
+    /// Imports and commits a batch planned by ``plan(_:)``. `previous`: the batch this
+    /// import committed last, which a look-up made ahead (``lookUpAhead(_:)``) may predate.
+    /// Returns what this one's commit changed, for the next.
+    func importBatch(_ planned: PlannedBatch, after previous: ImportCommit?, result: inout ImportResult) throws(MagicalRecordError) -> ImportCommit {
+        let store = context.stack.store
+        let snapshot = try store.snapshot()
+        let lookup: ImportKeyLookup
+        if let ahead = planned.lookup, try ahead.bringUp(to: snapshot, after: previous, planned.keys) {
+            lookup = ahead
+        } else {
+            lookup = try ImportKeyLookup(planned.keys, in: snapshot)
+        }
+        var batch = DirectBatch(lookup, store: store, capacity: planned.records.count)
         result.recordsRead += planned.records.count
         for record in planned.records {
             switch record {
@@ -113,10 +122,17 @@ struct DirectImporter {
             failures += SaveValidation.failures(of: state, entity: entity)
         }
         guard failures.isEmpty else { throw .validation(failures) }
-        try context.stack.store.commit(changes)
+        try store.commit(changes)
         context.mergeCommitted(changes)
         for other in context.stack.contexts(excluding: context) { other.mergeCommitted(changes) }
         Log.saved(context, changes)
+        return batch.commit(of: changes)
+    }
+
+    /// Looks `planned`'s keys up in the store as it is now, ahead of the batch's turn (on
+    /// the import's reading thread); a look-up that fails is left for the batch's turn.
+    func lookUpAhead(_ planned: inout PlannedBatch) {
+        planned.lookup = try? ImportKeyLookup(planned.keys, in: context.stack.store.snapshot())
     }
 
     // MARK: Keys
@@ -166,6 +182,8 @@ struct DirectImporter {
         fileprivate var attributes: [(position: Int, value: AttributeValue)] = []
         /// Per relationship given: the target's key, or nil to clear it.
         fileprivate var targets: [(byKey: ByKey, key: AttributeValue?)] = []
+        /// The keys looked up ahead, as of some commit.
+        var lookup: ImportKeyLookup?
     }
 
     /// What one record does, converted in full before anything changes: a record that
@@ -261,12 +279,13 @@ private struct DirectBatch {
         var isFound = false
     }
 
-    let snapshot: StoreSnapshot
     let store: ObjectStore
+    /// The commit the look-up holds for.
+    let transactionID: UInt64
     /// Object ids by entity and key: found in the store, or made in this batch.
-    var known: [String: [AttributeValue: ObjectID]] = [:]
+    var known: [String: [AttributeValue: ObjectID]]
     /// Stored states of the objects found, as they were.
-    var stored: [ObjectID: ObjectState] = [:]
+    var stored: [ObjectID: ObjectState]
     /// Every object the batch found or made, in the order first touched.
     var entries: [Entry] = []
     /// Places in `entries`, by id.
@@ -275,37 +294,18 @@ private struct DirectBatch {
     var removals: Set<RemovedTarget> = []
     /// Keys the look-up did not find in the store, by entity: the commit's uniqueness
     /// check need not search for them again.
-    private var absentKeys: [String: Set<AttributeValue>] = [:]
+    private let absentKeys: [String: Set<AttributeValue>]
 
     /// `capacity`: the batch's records. Its tables are made that large at once, with room
     /// for some targets: growing them rehashed every entry again and again, and an array
     /// one entry too small doubled.
-    init(snapshot: StoreSnapshot, store: ObjectStore, capacity: Int) {
-        self.snapshot = snapshot
+    init(_ lookup: ImportKeyLookup, store: ObjectStore, capacity: Int) {
         self.store = store
+        transactionID = lookup.transactionID
+        (known, stored, absentKeys) = lookup.take()
         let withTargets = capacity + capacity / 16 + 64
         entries.reserveCapacity(withTargets)
         positions.reserveCapacity(withTargets)
-    }
-
-    /// Finds the wanted keys through each entity's key index.
-    mutating func lookUp(_ wanted: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)]) throws(MagicalRecordError) {
-        for (entityName, (keys, key)) in wanted {
-            guard let position = store.model.entity(named: entityName)?.slot(ofAttribute: key.attribute.name) else { continue }
-            var found: [AttributeValue: ObjectID] = [:]
-            found.reserveCapacity(keys.count)
-            var absent = Set<AttributeValue>(minimumCapacity: keys.count)
-            // In no order: the look-up orders the index keys itself.
-            try snapshot.statesByIndexedValue(entityName, key.attribute.name, Array(keys)) { value, states, isIndexed in
-                if !isIndexed { absent.insert(value) }
-                for state in states where found[state.attributes[position]] == nil {
-                    found[state.attributes[position]] = state.id
-                    stored[state.id] = state
-                }
-            }
-            known[entityName] = found
-            absentKeys[entityName] = absent
-        }
     }
 
     /// The place in `entries` of the object of `entity` with `key` (found, or made earlier
@@ -370,7 +370,7 @@ private struct DirectBatch {
         changes.upserts.reserveCapacity(entries.count)
         changes.inserted.reserveCapacity(entries.count)
         changes.removedTargets = Array(removals)
-        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: stored, absentKeys: absentKeys)
+        changes.storedBefore = StoredStates(transactionID: transactionID, states: stored, absentKeys: absentKeys)
         let leftOwners = Set(removals.map(\.owner))
         for index in entries.indices {
             guard let stored = entries[index].stored else {
@@ -388,6 +388,21 @@ private struct DirectBatch {
             }
         }
         return changes
+    }
+}
+
+extension DirectBatch {
+    /// What committing `changes` (this batch's) wrote: its objects, the keys they have
+    /// here, and the owners of the members it removed.
+    func commit(of changes: ChangeSet) -> ImportCommit {
+        var touched = Set(changes.upserts.map(\.id))
+        for removal in removals { touched.insert(removal.owner) }
+        var writtenKeys: [String: Set<AttributeValue>] = [:]
+        for (entityName, ids) in known {
+            let keys = ids.compactMap { touched.contains($0.value) ? $0.key : nil }
+            if !keys.isEmpty { writtenKeys[entityName] = Set(keys) }
+        }
+        return ImportCommit(before: transactionID, writtenKeys: writtenKeys, touched: touched)
     }
 }
 

@@ -118,13 +118,17 @@ extension ManagedObjectContext {
                 ? DirectImporter(context: self, options: options, entity: entity, mappings: importer.mappings) : nil
             do throws(MagicalRecordError) {
                 try readingAhead(direct, bytesRead: bytesRead, nextBatch: nextBatch) { (batches) throws(MagicalRecordError) in
+                    // What the last direct batch committed: a look-up made ahead of it is
+                    // brought up to date from this.
+                    var previous: ImportCommit?
                     while let batch = batches.next() {
                         switch batch.content {
                         case .failed(let error):
                             throw error
                         case .planned(let planned):
-                            try direct?.importBatch(planned, result: &importer.result)
+                            previous = try direct?.importBatch(planned, after: previous, result: &importer.result)
                         case .records(let records):
+                            previous = nil
                             try withSavepoint { () throws(MagicalRecordError) in
                                 try importer.importBatch(records, entity: entity)
                                 importer.countUpdates()
@@ -159,8 +163,8 @@ extension ManagedObjectContext {
     }
 
     /// Runs `body` with the batches of `nextBatch` read on another thread, one ahead: the
-    /// next batch's JSON is parsed, and a batch `direct` takes converted, while `body`
-    /// commits the one before. `nextBatch` and `bytesRead` run on that thread only, and
+    /// next batch's JSON is parsed, and a batch `direct` takes converted and its keys
+    /// looked up in the store, while `body` commits the one before. `nextBatch` and `bytesRead` run on that thread only, and
     /// not after this returns.
     private func readingAhead(
         _ direct: DirectImporter?, bytesRead: () -> Int?, nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
@@ -175,7 +179,9 @@ extension ManagedObjectContext {
                         guard let records = try nextBatch() else { return nil }
                         let bytes = bytesRead()
                         guard let direct, direct.accepts(records) else { return ReadBatch(content: .records(records), count: records.count, bytesRead: bytes) }
-                        return ReadBatch(content: .planned(direct.plan(records)), count: records.count, bytesRead: bytes)
+                        var planned = direct.plan(records)
+                        direct.lookUpAhead(&planned)
+                        return ReadBatch(content: .planned(planned), count: records.count, bytesRead: bytes)
                     } catch {
                         hasFailed = true
                         return ReadBatch(content: .failed(error), count: 0, bytesRead: nil)
