@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Scans of a large entity on several threads: each reads its own range of the object
 /// tree (the snapshot's pages are immutable and shared) with a filter of its own; a
@@ -25,11 +26,11 @@ extension FetchExecutor {
 
     /// `body` is called as a scan on one thread calls it: with each match in id order, and
     /// an error thrown where that scan would stop (after the matches before it). Parts
-    /// after a failed one are scanned all the same (they run at once) and dropped.
+    /// after a failed one may have been scanned already; what they found is dropped.
     func scanInParts(
-        _ parts: [StoreSnapshot.RecordPart], _ scan: RecordScan, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
+        _ parts: StoreSnapshot.RecordParts, _ scan: RecordScan, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
-        for part in inParts(parts, { matches(in: $0, scan) }) {
+        try Self.inParts(parts, { matches(in: $0, scan) }) { (part) throws(MagicalRecordError) in
             if scan.materialising {
                 for state in part.states { try body(state) }
             } else {
@@ -39,25 +40,39 @@ extension FetchExecutor {
         }
     }
 
-    /// `work` on each of `parts` at once, one thread each; the results in part order.
-    /// `work` may only read the executor, which does not change during a fetch.
-    func inParts<Result>(_ parts: [StoreSnapshot.RecordPart], _ work: (StoreSnapshot.RecordPart) -> Result) -> [Result] {
-        let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: parts.count)
-        results.initialize(repeating: nil)
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        withoutActuallyEscaping(work) { work in
-            // Each task runs `work` on its own part and fills its own slot.
-            let tasks = PartTasks(parts: parts, work: work, results: results)
-            DispatchQueue.concurrentPerform(iterations: parts.count) { index in
-                tasks.results[index] = tasks.work(tasks.parts[index])
+    /// Runs `work` on each part, on the parts' threads (this one among them), and hands
+    /// each result to `consume` on this thread, in part order, as soon as it and those
+    /// before it are done: the caller uses what the first parts found while the others are
+    /// read. This thread reads a part itself whenever the next result is not ready. `work`
+    /// runs on several threads at once (an executor's work only reads it: it does not
+    /// change during a fetch); it is not called after this returns, `consume` thrown or not.
+    static func inParts<Result>(
+        _ parts: StoreSnapshot.RecordParts, _ work: (StoreSnapshot.RecordPart) -> Result,
+        consume: (Result) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) {
+        try withoutActuallyEscaping(work) { (work) throws(MagicalRecordError) in
+            let run = PartRun(parts: parts.ranges, work: work)
+            let helpers = DispatchGroup()
+            for _ in 1..<max(parts.threads, 1) {
+                DispatchQueue.global(qos: .userInitiated).async(group: helpers) { while run.runNext() {} }
+            }
+            defer {
+                run.stop()
+                helpers.wait()
+                run.release()
+            }
+            for index in parts.ranges.indices {
+                // Reads the next unclaimed part while this one is not ready.
+                while !run.poll(index) {
+                    if !run.runNext() {
+                        run.wait(for: index)
+                        break
+                    }
+                }
+                try consume(run.take(index))
             }
         }
-        return results.map { $0! }
     }
-
     private func matches(in part: StoreSnapshot.RecordPart, _ scan: RecordScan) -> PartMatches {
         var found = PartMatches()
         do throws(MagicalRecordError) {
@@ -84,9 +99,60 @@ extension FetchExecutor {
     }
 }
 
-/// What the tasks of one part scan share: parts and work they only read, a slot each fills.
-private struct PartTasks<Result>: @unchecked Sendable {
-    let parts: [StoreSnapshot.RecordPart]
-    let work: (StoreSnapshot.RecordPart) -> Result
-    let results: UnsafeMutableBufferPointer<Result?>
+/// The parts of one ``FetchExecutor/inParts(_:_:consume:)`` run: claimed in order by
+/// whichever thread is free, each result left in its slot and announced by its semaphore.
+private final class PartRun<Result>: @unchecked Sendable {
+    private let parts: [StoreSnapshot.RecordPart]
+    /// Let go of once the helpers are done: the caller lends it (`withoutActuallyEscaping`).
+    private var work: ((StoreSnapshot.RecordPart) -> Result)?
+    private let results: UnsafeMutableBufferPointer<Result?>
+    /// Signalled once its part's result is in its slot.
+    private let ready: [DispatchSemaphore]
+    private let nextPart = Atomic<Int>(0)
+
+    init(parts: [StoreSnapshot.RecordPart], work: @escaping (StoreSnapshot.RecordPart) -> Result) {
+        self.parts = parts
+        self.work = work
+        results = .allocate(capacity: parts.count)
+        results.initialize(repeating: nil)
+        ready = parts.map { _ in DispatchSemaphore(value: 0) }
+    }
+
+    deinit {
+        results.deinitialize()
+        results.deallocate()
+    }
+
+    /// Claims the next part and runs the work on it; false when none is left.
+    func runNext() -> Bool {
+        let index = nextPart.add(1, ordering: .relaxed).oldValue
+        guard index < parts.count, let work else { return false }
+        results[index] = work(parts[index])
+        ready[index].signal()
+        return true
+    }
+
+    /// Whether part `index` is done; true at most once per part (its signal is taken).
+    func poll(_ index: Int) -> Bool {
+        ready[index].wait(timeout: .now()) == .success
+    }
+
+    func wait(for index: Int) {
+        ready[index].wait()
+    }
+
+    /// The result of a part seen done (``poll(_:)``, ``wait(for:)``).
+    func take(_ index: Int) -> Result {
+        results[index].take()!
+    }
+
+    /// No part is claimed after this.
+    func stop() {
+        nextPart.store(parts.count, ordering: .relaxed)
+    }
+
+    /// Drops the lent work: called once every helper has returned.
+    func release() {
+        work = nil
+    }
 }

@@ -41,19 +41,19 @@ extension FetchExecutor {
     /// entity is scanned in parts at once, each keeping a list of its own; merged, they
     /// hold the same first matches whatever the cut (the order is total: ids break ties).
     private func scanForTop(_ positions: [Int], into top: inout TopMatches) throws(MagicalRecordError) {
-        let parts = try view.snapshot.recordParts(entity.name)
-        if parts.count > 1 {
+        // One part a thread: each part's list must fill before its bound turns records away.
+        let parts = try view.snapshot.recordParts(entity.name, perThread: 1)
+        if parts.ranges.count > 1 {
             let (capacity, directions) = (top.capacity, top.directions)
-            let tops = inParts(parts) { part in
+            try Self.inParts(parts, { part in
                 Result { () throws(MagicalRecordError) -> TopMatches in
                     var partTop = TopMatches(capacity: capacity, directions: directions)
                     try scanStoredForTop(positions, in: part, into: &partTop)
                     return partTop
                 }
-            }
-            for partTop in tops {
+            }, consume: { (partTop) throws(MagicalRecordError) in
                 for match in try partTop.get().matches { top.offer(match) }
-            }
+            })
         } else {
             try scanStoredForTop(positions, in: nil, into: &top)
         }

@@ -76,6 +76,14 @@ final class FetchExecutor {
         return sliced ? slice(matches) : matches
     }
 
+    /// Whether ``visitMatches(reading:materialising:_:)`` gives the matches in the order
+    /// ``states(sliced:)`` returns them, all of them: no sort keys, offset or limit, one
+    /// concrete entity, and no unsaved changes of it (they would come after the store's).
+    var matchesComeInOrder: Bool {
+        sortPaths.isEmpty && plan.orderedBy == nil && request.fetchLimit == 0 && request.fetchOffset == 0
+            && concrete.count == 1 && !view.hasPendingChanges(of: concrete)
+    }
+
     /// How many objects match, offset and limit applied. O(1) for an entity without
     /// predicate or unsaved changes.
     func count() throws(MagicalRecordError) -> Int {
@@ -203,8 +211,8 @@ final class FetchExecutor {
         _ name: String, _ coder: RecordCoder, _ compiled: CompiledPredicate?, _ mask: RecordCoder.DecodeMask?,
         materialising: Bool, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
-        let parts = try view.snapshot.recordParts(name)
-        if parts.count > 1 {
+        let parts = try view.snapshot.recordParts(name, perThread: 4)
+        if parts.ranges.count > 1 {
             try scanInParts(parts, RecordScan(name: name, coder: coder, compiled: compiled, mask: mask, materialising: materialising), body)
             return
         }

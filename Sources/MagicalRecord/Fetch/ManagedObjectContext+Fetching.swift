@@ -17,28 +17,22 @@ extension ManagedObjectContext {
     public func fetch(_ request: FetchRequest) throws(MagicalRecordError) -> [ManagedObject] {
         try logged(request) { () throws(MagicalRecordError) in
             let executor = try FetchExecutor(request, in: self)
-            let states = try executor.states()
-            return try withLock { () throws(MagicalRecordError) in
-                var objects: [ManagedObject] = []
-                objects.reserveCapacity(states.count)
-                // A fetch's objects are mostly of one entity: its class is looked up once.
-                var made: (entity: Entity, type: ManagedObject.Type)?
-                for state in states {
-                    if let registered = registeredObject(state.id) {
-                        objects.append(registered)
-                        continue
-                    }
-                    let current: (entity: Entity, type: ManagedObject.Type)
-                    if let made, made.entity.name == state.id.entityName {
-                        current = made
-                    } else {
-                        let entity = try executor.view.entity(of: state.id)
-                        current = (entity, ObjectClassRegistry.objectClass(for: entity.name))
-                        made = current
-                    }
-                    objects.append(makeObject(state.id, current.entity, state, as: current.type))
+            guard executor.matchesComeInOrder else {
+                let states = try executor.states()
+                return try withLock { () throws(MagicalRecordError) in
+                    var objects = ObjectsMade(executor: executor, capacity: states.count)
+                    for state in states { try objects.add(state, in: self) }
+                    return objects.objects
                 }
-                return objects
+            }
+            // Made as the scan finds them: a scan in parts reads on while the first parts'
+            // objects are made here.
+            return try withLock { () throws(MagicalRecordError) in
+                var objects = ObjectsMade(executor: executor, capacity: 0)
+                try executor.visitMatches(reading: nil) { (state) throws(MagicalRecordError) in
+                    if let state { try objects.add(state, in: self) }
+                }
+                return objects.objects
             }
         }
     }
@@ -104,5 +98,34 @@ extension ManagedObjectContext {
             Log.fetchFailed(request, error)
             throw error
         }
+    }
+}
+
+/// A fetch's objects, made from its states (or the registered ones), under the context's lock.
+private struct ObjectsMade {
+    let executor: FetchExecutor
+    private(set) var objects: [ManagedObject] = []
+    /// A fetch's objects are mostly of one entity: its class is looked up once.
+    private var made: (entity: Entity, type: ManagedObject.Type)?
+
+    init(executor: FetchExecutor, capacity: Int) {
+        self.executor = executor
+        objects.reserveCapacity(capacity)
+    }
+
+    mutating func add(_ state: ObjectState, in context: ManagedObjectContext) throws(MagicalRecordError) {
+        if let registered = context.registeredObject(state.id) {
+            objects.append(registered)
+            return
+        }
+        let current: (entity: Entity, type: ManagedObject.Type)
+        if let made, made.entity.name == state.id.entityName {
+            current = made
+        } else {
+            let entity = try executor.view.entity(of: state.id)
+            current = (entity, ObjectClassRegistry.objectClass(for: entity.name))
+            made = current
+        }
+        objects.append(context.makeObject(state.id, current.entity, state, as: current.type))
     }
 }

@@ -72,15 +72,24 @@ final class StoreSnapshot: @unchecked Sendable {
         let upper: [UInt8]?
     }
 
-    /// The records of the concrete entity `entityName` cut into parts for a scan on as many
-    /// threads as the store's options give a tree of its size, in id order; one part (all
-    /// records) when one thread should scan them.
-    func recordParts(_ entityName: String) throws(MagicalRecordError) -> [RecordPart] {
+    /// A scan's parts and the threads to read them on.
+    struct RecordParts {
+        /// In id order; one (every record) when one thread should scan them.
+        let ranges: [RecordPart]
+        let threads: Int
+    }
+
+    /// The records of the concrete entity `entityName` cut for a scan on as many threads as
+    /// the store's options give a tree of its size, in `perThread` parts a thread: several
+    /// let a thread that finishes early take another, and the caller use the first parts'
+    /// matches while the others are read.
+    func recordParts(_ entityName: String, perThread: Int) throws(MagicalRecordError) -> RecordParts {
         try withStoreErrors {
             let tree = try transaction.tree(StoreLayout.objectTree(entityName))
-            let keys = try tree.splitKeys(parts: store.store.options.scanThreads(forEntries: tree.count))
+            let threads = store.store.options.scanThreads(forEntries: tree.count)
+            let keys = threads > 1 ? try tree.splitKeys(parts: perThread * threads) : []
             let bounds: [[UInt8]?] = [nil] + keys + [nil]
-            return (0..<keys.count + 1).map { RecordPart(lower: bounds[$0], upper: bounds[$0 + 1]) }
+            return RecordParts(ranges: (0..<keys.count + 1).map { RecordPart(lower: bounds[$0], upper: bounds[$0 + 1]) }, threads: threads)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MagicalStore
+import Synchronization
 import Testing
 @testable import MagicalRecord
 
@@ -41,8 +42,9 @@ import Testing
     @Test func partsFindWhatOneThreadFinds() throws {
         let serial = try filled(FetchStack())
         let parallel = try inParts()
-        #expect(try parallel.main.stack.store.snapshot().recordParts("Employee").count == 4)
-        #expect(try serial.main.stack.store.snapshot().recordParts("Employee").count == 1)
+        let parts = try parallel.main.stack.store.snapshot().recordParts("Employee", perThread: 4)
+        #expect(parts.threads == 4 && parts.ranges.count == 16)
+        #expect(try serial.main.stack.store.snapshot().recordParts("Employee", perThread: 4).ranges.count == 1)
         for format in Self.predicates {
             let request = try fetchRequest("Employee", format)
             #expect(try parallel.main.plan(for: request) == "scan")
@@ -65,6 +67,41 @@ import Testing
         let young = try parallel.main.fetch(fetchRequest("Employee", "age < 25"))
         #expect(!young.isEmpty && young.map(\.objectID.number) == young.map(\.objectID.number).sorted())
         #expect(young.allSatisfy { $0["lastName"] != .null })
+    }
+
+    /// Results reach the caller in part order, whichever thread read them; a caller that
+    /// stops early (throws) gets its error, and no part is read once the call returns.
+    @Test func partsAreHandedOverInOrder() {
+        for round in 0..<200 {
+            let ranges = (0..<20).map { StoreSnapshot.RecordPart(lower: [UInt8($0)], upper: nil) }
+            let parts = StoreSnapshot.RecordParts(ranges: ranges, threads: 1 + round % 4)
+            let stopAt = round % 3 == 0 ? round % 20 : nil
+            var seen: [Int] = []
+            let read = Mutex(0)
+            let outcome = Result { () throws(MagicalRecordError) in
+                try FetchExecutor.inParts(parts, { part -> Int in
+                    read.withLock { $0 += 1 }
+                    return Int(part.lower![0])
+                }, consume: { (index) throws(MagicalRecordError) in
+                    if index == stopAt { throw .invalidFetch("stop") }
+                    seen.append(index)
+                })
+            }
+            if let stopAt {
+                #expect(seen == Array(0..<stopAt))
+                guard case .failure(.invalidFetch) = outcome else {
+                    Issue.record("round \(round): \(outcome)")
+                    continue
+                }
+            } else {
+                #expect(seen == Array(0..<20), "round \(round)")
+                #expect(read.withLock { $0 } == 20)
+            }
+            let settled = read.withLock { $0 }
+            #expect(settled <= 20)
+            Thread.sleep(forTimeInterval: 0.0002)
+            #expect(read.withLock { $0 } == settled, "round \(round): a part read after the call returned")
+        }
     }
 
     @Test func unsavedChangesReplaceTheirRecordsInEveryPart() throws {
