@@ -43,35 +43,49 @@ import Testing
         return (stack, summary(result))
     }
 
+    /// The second batch planned and looked up, then the first committed: as the reading
+    /// thread and the committing thread may take turns.
+    private struct AheadOfFirst {
+        let stack: ImportStack
+        let direct: DirectImporter
+        var result = ImportResult()
+        let second: DirectImporter.PlannedBatch
+        /// The commit the second batch's look-up was made at.
+        let lookedUpAt: UInt64
+        let firstCommit: ImportCommit
+
+        init(_ test: LookUpAheadTests) throws {
+            stack = try ImportStack(model: DirectImportTests.model)
+            direct = try test.importer(stack)
+            var second = direct.plan(try test.records(LookUpAheadTests.second))
+            direct.lookUpAhead(&second)
+            self.second = second
+            lookedUpAt = try #require(second.lookup?.transactionID)
+            firstCommit = try direct.importBatch(direct.plan(try test.records(LookUpAheadTests.first)), after: nil, result: &result)
+        }
+
+        mutating func importSecond() throws {
+            _ = try direct.importBatch(second, after: firstCommit, result: &result)
+        }
+    }
+
     @Test func aLookUpMadeBeforeTheCommitBeforeIsBroughtUpToIt() throws {
         let (expectedStack, expectedResult) = try inTurn()
-        let stack = try ImportStack(model: DirectImportTests.model)
-        let direct = try importer(stack)
-        var result = ImportResult()
-        var second = direct.plan(try records(Self.second))
-        direct.lookUpAhead(&second)
-        let before = try #require(second.lookup?.transactionID)
-        let firstCommit = try direct.importBatch(direct.plan(try records(Self.first)), after: nil, result: &result)
-        _ = try direct.importBatch(second, after: firstCommit, result: &result)
-        #expect(second.lookup?.transactionID == before + 1, "brought up, not looked up afresh")
-        #expect(summary(result) == expectedResult)
-        #expect(try DirectImportTests.dump(stack) == DirectImportTests.dump(expectedStack))
+        var ahead = try AheadOfFirst(self)
+        try ahead.importSecond()
+        #expect(ahead.second.lookup?.transactionID == ahead.lookedUpAt + 1, "brought up, not looked up afresh")
+        #expect(summary(ahead.result) == expectedResult)
+        #expect(try DirectImportTests.dump(ahead.stack) == DirectImportTests.dump(expectedStack))
     }
 
     @Test func anotherCommitInBetweenMeansAFreshLookUp() throws {
-        let stack = try ImportStack(model: DirectImportTests.model)
-        let direct = try importer(stack)
-        var result = ImportResult()
-        var second = direct.plan(try records(Self.second))
-        direct.lookUpAhead(&second)
-        let before = try #require(second.lookup?.transactionID)
-        let firstCommit = try direct.importBatch(direct.plan(try records(Self.first)), after: nil, result: &result)
+        var ahead = try AheadOfFirst(self)
         // Staff 5 made and saved elsewhere: the second batch must find it, not make another.
-        _ = try stack.main.insert("DirectStaff", ["staffID": .integer(5), "name": .string("elsewhere")])
-        try stack.main.saveToPersistentStore()
-        _ = try direct.importBatch(second, after: firstCommit, result: &result)
-        #expect(second.lookup?.transactionID == before, "not brought up")
-        let fives = try stack.root.fetch(FetchRequest(entityName: "DirectStaff", predicate: ObjectPredicate(format: "staffID == 5")))
+        _ = try ahead.stack.main.insert("DirectStaff", ["staffID": .integer(5), "name": .string("elsewhere")])
+        try ahead.stack.main.saveToPersistentStore()
+        try ahead.importSecond()
+        #expect(ahead.second.lookup?.transactionID == ahead.lookedUpAt, "not brought up")
+        let fives = try ahead.stack.root.fetch(FetchRequest(entityName: "DirectStaff", predicate: ObjectPredicate(format: "staffID == 5")))
         #expect(fives.map { $0["name"] } == [.string("Ed")])
     }
 }
