@@ -18,7 +18,9 @@ enum Phase: String, CaseIterable, Sendable {
 /// scanned), which the runner divides by the time taken.
 protocol BenchSystem: AnyObject {
     static var name: String { get }
-    init(directory: URL, durability: BenchDurability) throws
+    /// `scanThreads`: threads our store's scans may use (nil: its default); SQLite's
+    /// queries use one whatever it says.
+    init(directory: URL, durability: BenchDurability, scanThreads: Int?) throws
     /// The departments, then `data.peopleJSON`, committed.
     func importJSON(_ data: BenchData) throws -> Int
     /// `data.upsertJSON`, committed.

@@ -39,6 +39,9 @@ struct MRBench: ParsableCommand {
     @Option(help: "normal (SQLite WAL, synchronous=NORMAL) or full (synchronous=FULL).")
     var durability: BenchDurability = .normal
 
+    @Option(help: "Threads our store's scans may use (default: every core, up to 8; 1: the caller's thread only).")
+    var scanThreads: Int?
+
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
@@ -54,6 +57,7 @@ struct MRBench: ParsableCommand {
     func validate() throws {
         guard records >= 2 else { throw ValidationError("--records must be at least 2") }
         guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard scanThreads.map({ $0 >= 1 }) ?? true else { throw ValidationError("--scan-threads must be at least 1") }
     }
 
     func run() throws {
@@ -96,7 +100,7 @@ struct MRBench: ParsableCommand {
         _ systemType: any BenchSystem.Type, in folder: URL, data: BenchData, selected: [Phase],
         into results: inout BenchResults, progress: Progress
     ) throws {
-        let system = try systemType.init(directory: folder, durability: durability)
+        let system = try systemType.init(directory: folder, durability: durability, scanThreads: scanThreads)
         let last = selected.filter { $0 != .recovery }.map(\.order).max() ?? Phase.importJSON.order
         var storedRows = 0
         for phase in Phase.allCases where phase != .recovery && (phase.order <= Phase.upsert.order ? phase.order <= last : selected.contains(phase)) {

@@ -10,17 +10,20 @@ final class MagicalRecordSystem: BenchSystem {
 
     private let url: URL
     private let durability: Durability
+    /// Nil: the store's default (every core, up to 8).
+    private let scanThreads: Int?
     private var stack: PersistentStack?
 
-    init(directory: URL, durability: BenchDurability) throws {
+    init(directory: URL, durability: BenchDurability, scanThreads: Int?) throws {
         url = directory.appendingPathComponent("bench.store")
         self.durability = durability == .full ? .full : .normal
+        self.scanThreads = scanThreads
         MagicalRecord.register(Person.self, Department.self)
     }
 
     private func context() throws -> ManagedObjectContext {
         if let stack { return stack.rootContext }
-        let opened = try PersistentStack(storeAt: url, model: Self.model, durability: durability)
+        let opened = try PersistentStack(storeAt: url, model: Self.model, durability: durability, scanThreads: scanThreads)
         stack = opened
         return opened.rootContext
     }

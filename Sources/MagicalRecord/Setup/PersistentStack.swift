@@ -20,11 +20,14 @@ public final class PersistentStack: Sendable {
     /// Opens the store at `url` (created when missing and `model` is given). With a nil
     /// `model`, the model the store was written with is used, so a tool needs no model.
     /// A store written with another model is refused, unless `onModelMismatch` says otherwise.
+    /// `scanThreads`: how many threads a scan of a large entity may use (nil: the store's
+    /// default, ``StoreOptions/scanThreads``; 1 keeps every fetch on its caller's thread).
     public init(
         storeAt url: URL, model: ObjectModel? = nil, readOnly: Bool = false, durability: Durability = .full,
-        onModelMismatch policy: ModelMismatchPolicy = .refuse
+        scanThreads: Int? = nil, onModelMismatch policy: ModelMismatchPolicy = .refuse
     ) throws(MagicalRecordError) {
-        let options = StoreOptions(durability: durability, readOnly: readOnly, createIfMissing: model != nil && !readOnly)
+        var options = StoreOptions(durability: durability, readOnly: readOnly, createIfMissing: model != nil && !readOnly)
+        if let scanThreads { options.scanThreads = scanThreads }
         stack = ObjectStack(store: try ObjectStore(path: url.path, model: model, options: options, onMismatch: policy))
         (rootContext, mainContext) = stack.makeContexts()
     }

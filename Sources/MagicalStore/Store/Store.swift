@@ -48,6 +48,11 @@ public final class Store: Sendable {
         guard FileFormat.isValidPageSize(options.pageSize) else {
             throw StoreError.invalidOption("page size \(options.pageSize) is not a power of two from 512 to 65536")
         }
+        guard options.scanThreads >= 1, options.entriesPerScanThread >= 1 else {
+            throw StoreError.invalidOption(
+                "scan threads \(options.scanThreads) and entries per scan thread \(options.entriesPerScanThread) must each be at least 1"
+            )
+        }
         let fileSystem = options.fileSystem
         let lock = options.readOnly ? nil : try fileSystem.lockExclusively(at: path + ".lock")
         if !fileSystem.fileExists(at: path) {
