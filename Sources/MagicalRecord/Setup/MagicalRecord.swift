@@ -56,11 +56,14 @@ public enum MagicalRecord {
         return directory
     }
 
-    /// A stack over the store at `url`, created when missing.
+    /// A stack over the store at `url`, created when missing. `scanThreads`: how many
+    /// threads a scan of a large entity may use (nil: ``StoreOptions/scanThreads``'s default).
     public static func setupCoreDataStack(
-        withStoreAt url: URL, model: ObjectModel, durability: Durability = .full
+        withStoreAt url: URL, model: ObjectModel, durability: Durability = .full, scanThreads: Int? = nil
     ) throws(MagicalRecordError) {
-        try install(ObjectStore(path: url.path, model: model, options: StoreOptions(durability: durability)))
+        var options = StoreOptions(durability: durability)
+        if let scanThreads { options.scanThreads = scanThreads }
+        try install(ObjectStore(path: url.path, model: model, options: options))
     }
 
     /// Closes the default stack's store and forgets its contexts.

@@ -2,7 +2,7 @@ import Foundation
 import MagicalStore
 
 /// One store with its own contexts, apart from the default stack that
-/// ``MagicalRecord/setupCoreDataStack(withStoreAt:model:durability:)`` installs: for
+/// ``MagicalRecord/setupCoreDataStack(withStoreAt:model:durability:scanThreads:)`` installs: for
 /// tools, tests, and applications with more than one store.
 ///
 /// ```swift

@@ -80,9 +80,10 @@ extension GlobalStackTests {
                 for number in Int64(1)...3 { try Self.addNote(number, "note \(number)", in: context) }
             }
             MagicalRecord.cleanUp()
-            try MagicalRecord.setupCoreDataStack(withStoreAt: url, model: Self.model)
+            try MagicalRecord.setupCoreDataStack(withStoreAt: url, model: Self.model, scanThreads: 2)
             defer { MagicalRecord.cleanUp() }
             #expect(try Self.noteCount(in: ManagedObjectContext.default) == 3)
+            #expect(try ManagedObjectContext.default.stack.store.store.options.scanThreads == 2)
         }
     }
 
