@@ -30,7 +30,7 @@ extension FetchExecutor {
     func scanInParts(
         _ parts: StoreSnapshot.RecordParts, _ scan: RecordScan, _ body: (ObjectState?) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
-        try Self.inParts(parts, { matches(in: $0, scan) }) { (part) throws(MagicalRecordError) in
+        try Self.inParts(parts, { [self] in matches(in: $0, scan) }) { (part) throws(MagicalRecordError) in
             if scan.materialising {
                 for state in part.states { try body(state) }
             } else {
@@ -45,34 +45,33 @@ extension FetchExecutor {
     /// before it are done: the caller uses what the first parts found while the others are
     /// read. This thread reads a part itself whenever the next result is not ready. `work`
     /// runs on several threads at once (an executor's work only reads it: it does not
-    /// change during a fetch); it is not called after this returns, `consume` thrown or not.
+    /// change during a fetch); it is not called after this returns, `consume` thrown or not,
+    /// though a helper may hold it a moment longer.
     static func inParts<Result>(
-        _ parts: StoreSnapshot.RecordParts, _ work: (StoreSnapshot.RecordPart) -> Result,
+        _ parts: StoreSnapshot.RecordParts, _ work: @escaping (StoreSnapshot.RecordPart) -> Result,
         consume: (Result) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
-        try withoutActuallyEscaping(work) { (work) throws(MagicalRecordError) in
-            let run = PartRun(parts: parts.ranges, work: work)
-            let helpers = DispatchGroup()
-            for _ in 1..<max(parts.threads, 1) {
-                DispatchQueue.global(qos: .userInitiated).async(group: helpers) { while run.runNext() {} }
-            }
-            defer {
-                run.stop()
-                helpers.wait()
-                run.release()
-            }
-            for index in parts.ranges.indices {
-                // Reads the next unclaimed part while this one is not ready.
-                while !run.poll(index) {
-                    if !run.runNext() {
-                        run.wait(for: index)
-                        break
-                    }
+        let run = PartRun(parts: parts.ranges, work: work)
+        // Helpers that start late (a busy pool) find nothing left and never hold this
+        // thread up: it reads every part no helper took.
+        for _ in 1..<max(parts.threads, 1) {
+            DispatchQueue.global(qos: .userInitiated).async { while run.runNext() {} }
+        }
+        var consumed = 0
+        defer { run.finish(consumed: consumed) }
+        for index in parts.ranges.indices {
+            // Reads the next unclaimed part while this one is not ready.
+            while !run.poll(index) {
+                if !run.runNext() {
+                    run.wait(for: index)
+                    break
                 }
-                try consume(run.take(index))
             }
+            consumed += 1
+            try consume(run.take(index))
         }
     }
+
     private func matches(in part: StoreSnapshot.RecordPart, _ scan: RecordScan) -> PartMatches {
         var found = PartMatches()
         do throws(MagicalRecordError) {
@@ -103,8 +102,7 @@ extension FetchExecutor {
 /// whichever thread is free, each result left in its slot and announced by its semaphore.
 private final class PartRun<Result>: @unchecked Sendable {
     private let parts: [StoreSnapshot.RecordPart]
-    /// Let go of once the helpers are done: the caller lends it (`withoutActuallyEscaping`).
-    private var work: ((StoreSnapshot.RecordPart) -> Result)?
+    private let work: (StoreSnapshot.RecordPart) -> Result
     private let results: UnsafeMutableBufferPointer<Result?>
     /// Signalled once its part's result is in its slot.
     private let ready: [DispatchSemaphore]
@@ -126,7 +124,7 @@ private final class PartRun<Result>: @unchecked Sendable {
     /// Claims the next part and runs the work on it; false when none is left.
     func runNext() -> Bool {
         let index = nextPart.add(1, ordering: .relaxed).oldValue
-        guard index < parts.count, let work else { return false }
+        guard index < parts.count else { return false }
         results[index] = work(parts[index])
         ready[index].signal()
         return true
@@ -146,13 +144,11 @@ private final class PartRun<Result>: @unchecked Sendable {
         results[index].take()!
     }
 
-    /// No part is claimed after this.
-    func stop() {
-        nextPart.store(parts.count, ordering: .relaxed)
-    }
-
-    /// Drops the lent work: called once every helper has returned.
-    func release() {
-        work = nil
+    /// Stops the claiming and waits for the parts claimed and not yet taken (the first
+    /// `consumed` were): no thread runs the work after this. A helper that starts later
+    /// claims nothing.
+    func finish(consumed: Int) {
+        let claimed = min(nextPart.exchange(parts.count, ordering: .relaxed), parts.count)
+        for index in consumed..<max(claimed, consumed) { ready[index].wait() }
     }
 }

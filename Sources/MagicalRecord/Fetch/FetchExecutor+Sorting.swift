@@ -45,7 +45,7 @@ extension FetchExecutor {
         let parts = try view.snapshot.recordParts(entity.name, perThread: 1)
         if parts.ranges.count > 1 {
             let (capacity, directions) = (top.capacity, top.directions)
-            try Self.inParts(parts, { part in
+            try Self.inParts(parts, { [self] part in
                 Result { () throws(MagicalRecordError) -> TopMatches in
                     var partTop = TopMatches(capacity: capacity, directions: directions)
                     try scanStoredForTop(positions, in: part, into: &partTop)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Produces items on a thread of its own, one ahead of the consumer: while an import
@@ -26,7 +27,9 @@ final class ReadAhead<Item>: @unchecked Sendable {
     init(_ produce: @escaping () -> Item?) {
         self.produce = produce
         wanted.signal()
-        DispatchQueue.global(qos: .userInitiated).async { self.run() }
+        // A thread of its own: the consumer waits for it, so it must start even when
+        // the shared pool is busy (perhaps with importers waiting likewise).
+        Thread.detachNewThread { self.run() }
     }
 
     private func run() {
