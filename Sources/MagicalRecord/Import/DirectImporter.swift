@@ -126,7 +126,7 @@ struct DirectImporter {
         context.mergeCommitted(changes)
         for other in context.stack.contexts(excluding: context) { other.mergeCommitted(changes) }
         Log.saved(context, changes)
-        return batch.commit(of: changes)
+        return batch.commit()
     }
 
     /// Looks `planned`'s keys up in the store as it is now, ahead of the batch's turn (on
@@ -295,6 +295,8 @@ private struct DirectBatch {
     /// Keys the look-up did not find in the store, by entity: the commit's uniqueness
     /// check need not search for them again.
     private let absentKeys: [String: Set<AttributeValue>]
+    /// By place in `entries`: whether the commit writes the object (set by ``changes(counting:)``).
+    private var isWritten: [Bool] = []
 
     /// `capacity`: the batch's records. Its tables are made that large at once, with room
     /// for some targets: growing them rehashed every entry again and again, and an array
@@ -365,7 +367,8 @@ private struct DirectBatch {
 
     /// The batch's commit: every object made, and every stored one it changed. Found
     /// objects are counted as updated or unchanged, as the object path counts them.
-    func changes(counting result: inout ImportResult) -> ChangeSet {
+    mutating func changes(counting result: inout ImportResult) -> ChangeSet {
+        isWritten = Array(repeating: true, count: entries.count)
         var changes = ChangeSet()
         changes.upserts.reserveCapacity(entries.count)
         changes.inserted.reserveCapacity(entries.count)
@@ -380,6 +383,7 @@ private struct DirectBatch {
             }
             let isChanged = entries[index].state != stored
             if isChanged { changes.upserts.append(entries[index].state) }
+            isWritten[index] = isChanged
             guard entries[index].isFound else { continue }
             if leftOwners.contains(stored.id) || (isChanged && entries[index].changedByContent) {
                 result.updated += 1
@@ -392,17 +396,13 @@ private struct DirectBatch {
 }
 
 extension DirectBatch {
-    /// What committing `changes` (this batch's) wrote: its objects, the keys they have
-    /// here, and the owners of the members it removed.
-    func commit(of changes: ChangeSet) -> ImportCommit {
-        var touched = Set(changes.upserts.map(\.id))
-        for removal in removals { touched.insert(removal.owner) }
-        var writtenKeys: [String: Set<AttributeValue>] = [:]
-        for (entityName, ids) in known {
-            let keys = ids.compactMap { touched.contains($0.value) ? $0.key : nil }
-            if !keys.isEmpty { writtenKeys[entityName] = Set(keys) }
-        }
-        return ImportCommit(before: transactionID, writtenKeys: writtenKeys, touched: touched)
+    /// What this batch's commit (``changes(counting:)``) wrote, for the next batch's
+    /// look-up: the batch's tables, handed over.
+    consuming func commit() -> ImportCommit {
+        ImportCommit(
+            before: transactionID, known: known, positions: positions, isWritten: isWritten,
+            removalOwners: Set(removals.map(\.owner))
+        )
     }
 }
 

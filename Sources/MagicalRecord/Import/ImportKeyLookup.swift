@@ -58,13 +58,13 @@ final class ImportKeyLookup {
         transactionID = now
         var again: Wanted = [:]
         for (entityName, (keys, key)) in wanted {
-            let written = commit.writtenKeys[entityName] ?? []
+            let committedIDs = commit.known[entityName] ?? [:]
             var found = known.removeValue(forKey: entityName) ?? [:]
             var absent = absentKeys.removeValue(forKey: entityName) ?? []
             var stale = Set<AttributeValue>()
             for key in keys {
                 let id = found[key]
-                guard written.contains(key) || id.map(commit.touched.contains) == true else { continue }
+                guard committedIDs[key].map(commit.wrote) == true || id.map(commit.wrote) == true else { continue }
                 stale.insert(key)
                 if let id {
                     found[key] = nil
@@ -92,12 +92,20 @@ final class ImportKeyLookup {
 }
 
 /// What one committed direct import batch changed, for bringing the next batch's
-/// look-up (made before this commit) up to date.
+/// look-up (made before this commit) up to date: the batch's own tables.
 struct ImportCommit {
     /// The commit the batch's look-up held for; the batch's own is the next.
     let before: UInt64
-    /// Keys of the objects it wrote, by entity.
-    let writtenKeys: [String: Set<AttributeValue>]
-    /// Objects it wrote, and owners of to-manys it removed members from.
-    let touched: Set<ObjectID>
+    /// Object ids by entity and key, of every object the batch found or made.
+    let known: [String: [AttributeValue: ObjectID]]
+    /// Places of the batch's objects, and by place whether the commit wrote each.
+    let positions: [ObjectID: Int]
+    let isWritten: [Bool]
+    /// Owners of to-manys the batch removed members from (written as deletions).
+    let removalOwners: Set<ObjectID>
+
+    /// Whether the commit changed object `id`: wrote it, or removed members from it.
+    func wrote(_ id: ObjectID) -> Bool {
+        positions[id].map { isWritten[$0] } == true || removalOwners.contains(id)
+    }
 }
