@@ -40,7 +40,7 @@ extension FetchExecutor {
     /// filled in, in one buffer reused from record to record (valid only during the call).
     ///
     /// `skipping`, asked of each stored match before it is decoded, turns it away unread.
-    /// With `part`, only the records of that part are read (see ``inParts(_:_:)``).
+    /// With `part`, only the records of that part are read (see ``inParts(_:_:consume:)``).
     func scanOwnAttributes(
         _ positions: [Int], in part: StoreSnapshot.RecordPart? = nil,
         skipping: (Int64, UnsafeRawBufferPointer) throws(MagicalRecordError) -> Bool = { _, _ in false },
@@ -65,9 +65,9 @@ extension FetchExecutor {
         var failure: MagicalRecordError?
         // Read once: per record it cost a retain and release of the view's tables.
         let hasOverlays = view.hasOverlays
-        let visit = { (number: Int64, record: UnsafeRawBufferPointer) -> Bool in
+        try view.snapshot.scanRecords(name, in: part ?? .all) { number, record in
             do throws(MagicalRecordError) {
-                guard try self.isMatch(number, record, name, filter, hasOverlays: hasOverlays), try !skipping(number, record) else { return true }
+                guard try isMatch(number, record, name, filter, hasOverlays: hasOverlays), try !skipping(number, record) else { return true }
                 try coder.decodeAttributes(record, number: number, mask: mask, into: attributes, shape: shape)
                 try body(number, UnsafeBufferPointer(attributes))
                 return true
@@ -75,11 +75,6 @@ extension FetchExecutor {
                 failure = error
                 return false
             }
-        }
-        if let part {
-            try view.snapshot.scanRecords(name, in: part, visit)
-        } else {
-            try view.snapshot.scanRecords(name, visit)
         }
         if let failure { throw failure }
     }

@@ -164,8 +164,8 @@ extension ManagedObjectContext {
 
     /// Runs `body` with the batches of `nextBatch` read on another thread, one ahead: the
     /// next batch's JSON is parsed, and a batch `direct` takes converted and its keys
-    /// looked up in the store, while `body` commits the one before. `nextBatch` and `bytesRead` run on that thread only, and
-    /// not after this returns.
+    /// looked up in the store, while `body` commits the one before. `nextBatch` and
+    /// `bytesRead` run on that thread only, and not after this returns.
     private func readingAhead(
         _ direct: DirectImporter?, bytesRead: () -> Int?, nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
         _ body: (ReadAhead<ReadBatch>) throws(MagicalRecordError) -> Void

@@ -70,6 +70,9 @@ final class StoreSnapshot: @unchecked Sendable {
         let lower: [UInt8]?
         /// Exclusive; nil to the last record.
         let upper: [UInt8]?
+
+        /// Every record.
+        static let all = RecordPart(lower: nil, upper: nil)
     }
 
     /// A scan's parts and the threads to read them on.
