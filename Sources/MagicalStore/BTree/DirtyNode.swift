@@ -126,7 +126,7 @@ final class DirtyNode {
     }
 
     /// Where to split an over-full node: by bytes, near the middle; at the end when the
-    /// last insert went there, so ascending loads leave full pages behind (section 4.3).
+    /// last insert went there, so ascending loads leave full pages behind (section 4.4).
     func splitIndex(appending: Bool) -> Int {
         // Both halves keep at least one entry (leaf) or two children (branch).
         let maximum = isLeaf ? entries.count - 1 : separators.count - 2

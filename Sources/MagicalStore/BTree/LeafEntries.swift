@@ -18,6 +18,8 @@ struct LeafEntries {
         var end: UInt32
         var keyLength: UInt16
         var kind: UInt8
+        /// Whether the entry was added or changed since `deltaBase` (its bytes go in the delta).
+        var isChanged = false
     }
 
     /// Value kinds as F15 writes them, and one that never reaches a page: a large value not
@@ -32,12 +34,22 @@ struct LeafEntries {
     private var unusedBytes = 0
     /// The payload these entries encode to: header, slots and entries (F15).
     private(set) var encodedSize = 2
+    /// The full leaf these entries were copied from, or its base when that was a delta
+    /// (section 4.3). Nil for new entries.
+    private(set) var deltaBase: LeafBase?
+    /// Whether these entries were split or merged since `deltaBase`, or changed too much
+    /// to track: they are written in full (F29).
+    private(set) var isRebuilt = false
+    /// Keys removed since `deltaBase`, each as `varint length` and its bytes, in no order.
+    private var removedKeys: [UInt8] = []
 
     init() {}
 
     /// The entries of a committed leaf, sharing its payload until the first change.
     init(page: PageNode) {
         precondition(page.isLeaf)
+        deltaBase = page.delta?.base ?? LeafBase(offset: page.offset, frameSize: page.frameSize)
+        removedKeys = page.delta?.removedKeys ?? []
         bytes = page.payload
         entries.reserveCapacity(page.entries.count + 8)
         for location in page.entries {
@@ -49,6 +61,7 @@ struct LeafEntries {
                 kind: location.isOverflow ? Self.overflowKind : Self.inlineKind
             ))
         }
+        for index in page.delta?.changedEntries ?? [] { entries[Int(index)].isChanged = true }
         encodedSize = page.payload.count
         unusedBytes = 2 + 2 * entries.count
     }
@@ -71,18 +84,21 @@ struct LeafEntries {
 
     /// The first index whose key is >= `key`, and whether it is equal.
     func search(_ key: [UInt8]) -> (index: Int, found: Bool) {
-        key.withUnsafeBytes { key in
-            let prefix = keyPrefix(key)
-            return bytes.withUnsafeBytes { bytes in
-                entries.withUnsafeBufferPointer { entries in
-                    var low = 0
-                    var high = entries.count
-                    while low < high {
-                        let middle = (low + high) / 2
-                        if Self.compare(entries[middle], bytes, key, prefix) < 0 { low = middle + 1 } else { high = middle }
-                    }
-                    return (low, low < entries.count && Self.compare(entries[low], bytes, key, prefix) == 0)
+        key.withUnsafeBytes { search($0) }
+    }
+
+    /// ``search(_:)`` for a key in borrowed bytes.
+    func search(_ key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
+        let prefix = keyPrefix(key)
+        return bytes.withUnsafeBytes { bytes in
+            entries.withUnsafeBufferPointer { entries in
+                var low = 0
+                var high = entries.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if Self.compare(entries[middle], bytes, key, prefix) < 0 { low = middle + 1 } else { high = middle }
                 }
+                return (low, low < entries.count && Self.compare(entries[low], bytes, key, prefix) == 0)
             }
         }
     }
@@ -176,7 +192,7 @@ struct LeafEntries {
         bytes.append(contentsOf: value)
         entries.append(Entry(
             keyPrefix: keyPrefix(key), start: UInt32(start), keyStart: UInt32(keyStart),
-            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: Self.inlineKind
+            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: Self.inlineKind, isChanged: true
         ))
         encodedSize += Self.pageBytes(keyCount: key.count, inlineValueCount: value.count)
     }
@@ -201,19 +217,21 @@ struct LeafEntries {
         let kind = appendValue(value)
         entries[index] = Entry(
             keyPrefix: old.keyPrefix, start: UInt32(start), keyStart: UInt32(keyStart), end: UInt32(bytes.count),
-            keyLength: old.keyLength, kind: kind
+            keyLength: old.keyLength, kind: kind, isChanged: true
         )
         encodedSize += pageBytes(at: index)
         discard(old)
     }
 
     mutating func remove(at index: Int) {
+        noteRemoval(of: entries[index])
         encodedSize -= pageBytes(at: index)
         discard(entries.remove(at: index))
     }
 
     /// Moves the entries from `index` on into a new set, which it returns.
     mutating func split(at index: Int) -> LeafEntries {
+        markRebuilt()
         var right = LeafEntries()
         right.appendEntries(of: self, in: index..<entries.count)
         for entry in entries[index...] { unusedBytes += Int(entry.end - entry.start) }
@@ -225,7 +243,24 @@ struct LeafEntries {
 
     /// Appends `other`'s entries, whose keys must all follow this set's.
     mutating func absorb(_ other: LeafEntries) {
+        markRebuilt()
         appendEntries(of: other, in: 0..<other.entries.count)
+    }
+
+    // MARK: Delta tracking
+
+    /// Keeps a removed entry's key for the delta; past a page of them the delta would be
+    /// too large anyway, and the entries are written in full.
+    private mutating func noteRemoval(of entry: Entry) {
+        guard deltaBase != nil, !isRebuilt else { return }
+        guard removedKeys.count < 4096 else { return markRebuilt() }
+        removedKeys.appendVarint(Int(entry.keyLength))
+        removedKeys.append(contentsOf: bytes[Int(entry.keyStart)..<Int(entry.keyStart) + Int(entry.keyLength)])
+    }
+
+    private mutating func markRebuilt() {
+        isRebuilt = true
+        removedKeys = []
     }
 
     private mutating func appendEntries(of other: LeafEntries, in range: Range<Int>) {
@@ -240,7 +275,7 @@ struct LeafEntries {
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[Int(entry.start)..<Int(entry.end)]))
                 entries.append(Entry(
                     keyPrefix: entry.keyPrefix, start: entry.start &+ shift, keyStart: entry.keyStart &+ shift,
-                    end: entry.end &+ shift, keyLength: entry.keyLength, kind: entry.kind
+                    end: entry.end &+ shift, keyLength: entry.keyLength, kind: entry.kind, isChanged: entry.isChanged
                 ))
                 encodedSize += other.pageBytes(at: index)
             }
@@ -278,6 +313,112 @@ struct LeafEntries {
         }
     }
 
+    /// How a changed leaf goes to the log (F29).
+    enum LeafWrite {
+        /// Nothing changed since the base: the parent keeps pointing at it.
+        case unchanged(LeafBase)
+        /// A delta frame on the base; what the page written keeps of it.
+        case delta(LeafDelta)
+        /// A full leaf.
+        case full
+    }
+
+    /// Chooses how to write these entries and, for a delta, encodes its payload (section
+    /// 4.3) into `payload`: the changed entries and removals of keys now absent, in key
+    /// order, when that takes at most `limit` bytes.
+    func encodeDelta(limit: Int, into payload: inout [UInt8]) -> LeafWrite {
+        guard let base = deltaBase, !isRebuilt else { return .full }
+        var changed: [UInt16] = []
+        var size = FileFormat.leafDeltaHeaderSize + 2
+        for (index, entry) in entries.enumerated() where entry.isChanged {
+            changed.append(UInt16(index))
+            size += 2 + Int(entry.end - entry.start)
+            if size > limit { return .full }
+        }
+        let removals = removedKeysAbsent()
+        for key in removals { size += 2 + varintSize(key.count) + key.count + 1 }
+        guard size <= limit else { return .full }
+        guard !changed.isEmpty || !removals.isEmpty else { return .unchanged(base) }
+
+        // The delta's entries in key order: changed entries (by index) and removals.
+        var order: [(isRemoval: Bool, index: Int)] = []
+        order.reserveCapacity(changed.count + removals.count)
+        bytes.withUnsafeBytes { raw in
+            removedKeys.withUnsafeBytes { removed in
+                var next = 0
+                for index in changed {
+                    let entry = entries[Int(index)]
+                    let key = UnsafeRawBufferPointer(rebasing: raw[Int(entry.keyStart)..<Int(entry.keyStart) + Int(entry.keyLength)])
+                    while next < removals.count, compareBytes(UnsafeRawBufferPointer(rebasing: removed[removals[next]]), key) < 0 {
+                        order.append((true, next))
+                        next += 1
+                    }
+                    order.append((false, Int(index)))
+                }
+                while next < removals.count {
+                    order.append((true, next))
+                    next += 1
+                }
+            }
+        }
+        payload.removeAll(keepingCapacity: true)
+        payload.reserveCapacity(size)
+        payload.appendLittleEndian(base.offset)
+        payload.appendLittleEndian(UInt32(base.frameSize))
+        payload.appendLittleEndian(UInt16(order.count))
+        var offset = 2 + 2 * order.count
+        for item in order {
+            payload.appendLittleEndian(UInt16(offset))
+            if item.isRemoval {
+                let key = removals[item.index]
+                offset += varintSize(key.count) + key.count + 1
+            } else {
+                offset += Int(entries[item.index].end - entries[item.index].start)
+            }
+        }
+        var removedBytes: [UInt8] = []
+        bytes.withUnsafeBytes { raw in
+            for item in order {
+                if item.isRemoval {
+                    let key = removedKeys[removals[item.index]]
+                    payload.appendVarint(key.count)
+                    payload.append(contentsOf: key)
+                    payload.append(LeafDelta.removedKind)
+                    removedBytes.appendVarint(key.count)
+                    removedBytes.append(contentsOf: key)
+                } else {
+                    let entry = entries[item.index]
+                    precondition(entry.kind != Self.pendingKind, "overflow values are written before their leaf")
+                    payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[Int(entry.start)..<Int(entry.end)]))
+                }
+            }
+        }
+        return .delta(LeafDelta(base: base, changedEntries: changed, removedKeys: removedBytes))
+    }
+
+    /// Where the keys removed since the base lie in `removedKeys`: ascending, each once,
+    /// and only those not present again.
+    private func removedKeysAbsent() -> [Range<Int>] {
+        guard !removedKeys.isEmpty else { return [] }
+        var keys: [Range<Int>] = []
+        removedKeys.withUnsafeBytes { removed in
+            var reader = ByteReader(removed)
+            while let length = reader.readVarint(), let start = reader.skip(length) {
+                keys.append(start..<start + length)
+            }
+            keys.sort { compareBytes(UnsafeRawBufferPointer(rebasing: removed[$0]), UnsafeRawBufferPointer(rebasing: removed[$1])) < 0 }
+            var unique: [Range<Int>] = []
+            for key in keys {
+                let bytes = UnsafeRawBufferPointer(rebasing: removed[key])
+                if let last = unique.last, compareBytes(UnsafeRawBufferPointer(rebasing: removed[last]), bytes) == 0 { continue }
+                if search(bytes).found { continue }
+                unique.append(key)
+            }
+            keys = unique
+        }
+        return keys
+    }
+
     // MARK: Buffer
 
     private mutating func appendBytes(key: [UInt8], value: LeafValue) -> Entry {
@@ -288,7 +429,7 @@ struct LeafEntries {
         let kind = appendValue(value)
         return Entry(
             keyPrefix: key.withUnsafeBytes { keyPrefix($0) }, start: UInt32(start), keyStart: UInt32(keyStart),
-            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: kind
+            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: kind, isChanged: true
         )
     }
 
@@ -324,6 +465,9 @@ struct LeafEntries {
         guard unusedBytes > 4096, unusedBytes * 2 > bytes.count else { return }
         var compacted = LeafEntries()
         compacted.appendEntries(of: self, in: 0..<entries.count)
+        compacted.deltaBase = deltaBase
+        compacted.isRebuilt = isRebuilt
+        compacted.removedKeys = removedKeys
         self = compacted
     }
 }

@@ -161,7 +161,7 @@ final class MutableTree {
         if node.count == 0 {
             self.root = nil
         } else if !node.isLeaf && node.count == 1 {
-            // A root branch with one child is replaced by the child (section 4.3).
+            // A root branch with one child is replaced by the child (section 4.4).
             var collapsed = node.children[0]
             while case .dirty(let only) = collapsed, !only.isLeaf, only.count == 1 {
                 collapsed = only.children[0]
@@ -191,7 +191,7 @@ final class MutableTree {
 
     /// After a delete below `parent.children[index]`: removes an empty child, merges an
     /// under-full one into a sibling when both fit in a page, and evens out a branch left
-    /// with a single child, which the format does not allow (section 4.3, F16).
+    /// with a single child, which the format does not allow (section 4.4, F16).
     private func rebalance(childAt index: Int, of parent: DirtyNode) throws {
         guard case .dirty(let child) = parent.children[index] else { return }
         if child.count == 0 {
@@ -272,8 +272,13 @@ final class SpaceAccounting {
     var freed: UInt64 = 0
     private(set) var supersededPages: [UInt64] = []
 
+    /// Counts `page` as replaced, with a delta's base: a leaf written as a delta of that
+    /// base again gives it back (``LogWriter/keptBaseBytes``).
     func supersede(_ page: PageNode) {
-        freed += page.frameSize
+        freed += page.liveFrameBytes
         supersededPages.append(page.offset)
+        // Kept or not, the base is read again only when the page written on it has left
+        // the cache: no reason to hold it.
+        if let base = page.delta?.base { supersededPages.append(base.offset) }
     }
 }

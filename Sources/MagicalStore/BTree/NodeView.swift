@@ -1,14 +1,46 @@
 import Synchronization
 
 /// Whether a write transaction's early pages (written before its commit) are still its
-/// own: until it ends without committing.
+/// own: until it ends without committing. It keeps the last few it read: a batch reads a
+/// leaf to look a key up and again to copy it, and a leaf delta's page is merged from two
+/// frames (F21 keeps them out of the store's cache).
 final class TransactionState: Sendable {
     private let discarded = Atomic<Bool>(false)
+    private let recentPages = Mutex(RecentPages())
+
+    /// Pages by offset, the oldest dropped past the limit.
+    private struct RecentPages {
+        var byOffset: [UInt64: PageNode] = [:]
+        var order: [UInt64] = []
+        var next = 0
+    }
+
+    private static let recentPageLimit = 64
 
     var mayReadEarlyPages: Bool { !discarded.load(ordering: .acquiring) }
 
     func discardEarlyPages() {
         discarded.store(true, ordering: .releasing)
+        recentPages.withLock { $0 = RecentPages() }
+    }
+
+    /// The early page at `offset`, from the recent ones or from `read`.
+    func earlyPage(at offset: UInt64, _ read: () throws -> PageNode) throws -> PageNode {
+        guard mayReadEarlyPages else { throw StoreError.closed }
+        if let page = recentPages.withLock({ $0.byOffset[offset] }) { return page }
+        let page = try read()
+        recentPages.withLock { recent in
+            guard !discarded.load(ordering: .acquiring), recent.byOffset[offset] == nil else { return }
+            if recent.order.count < Self.recentPageLimit {
+                recent.order.append(offset)
+            } else {
+                recent.byOffset[recent.order[recent.next]] = nil
+                recent.order[recent.next] = offset
+                recent.next = (recent.next + 1) % Self.recentPageLimit
+            }
+            recent.byOffset[offset] = page
+        }
+        return page
     }
 }
 
@@ -34,8 +66,10 @@ struct SnapshotReader: Sendable {
             return cachesPages
                 ? try file.page(at: offset, snapshot: transaction) : try file.pageToCopy(at: offset, snapshot: transaction)
         }
-        guard owner?.mayReadEarlyPages == true else { throw StoreError.closed }
-        return try file.uncachedPage(at: offset, snapshot: transaction + 1)
+        guard let owner else { throw StoreError.closed }
+        return try owner.earlyPage(at: offset) {
+            try file.uncachedPage(at: offset, snapshot: transaction + 1, earlyFrom: uncommittedFrom)
+        }
     }
 
     /// A page a write transaction is about to copy and replace (not cached when missing).

@@ -33,6 +33,9 @@ final class PageNode: Sendable {
     let offset: UInt64
     /// On-disk size of the frame, counted as dead space once the page is replaced.
     let frameSize: UInt64
+    /// A page read from a leaf delta frame: its base and keys (its entries are the merged
+    /// leaf, section 4.3).
+    let delta: LeafDelta?
     let transaction: UInt64
     let isLeaf: Bool
     let payload: [UInt8]
@@ -51,9 +54,15 @@ final class PageNode: Sendable {
     /// Entries of a leaf; children of a branch.
     var count: Int { isLeaf ? entries.count : children.count }
 
-    init(offset: UInt64, frameSize: UInt64, transaction: UInt64, isLeaf: Bool, payload: [UInt8]) throws(FrameError) {
+    /// On-disk bytes that stay live through this page: its frame, and a delta's base (F28).
+    var liveFrameBytes: UInt64 { frameSize + (delta?.base.frameSize ?? 0) }
+
+    init(
+        offset: UInt64, frameSize: UInt64, transaction: UInt64, isLeaf: Bool, payload: [UInt8], delta: LeafDelta? = nil
+    ) throws(FrameError) {
         self.offset = offset
         self.frameSize = frameSize
+        self.delta = delta
         self.transaction = transaction
         self.isLeaf = isLeaf
         self.payload = payload
@@ -64,6 +73,7 @@ final class PageNode: Sendable {
         entries = parsed.entries
         children = parsed.children
         memoryCost = payload.count + entries.count * MemoryLayout<EntryLocation>.stride + children.count * 8 + 128
+            + (delta?.memoryCost ?? 0)
         firstPrefix = entries.first?.keyPrefix ?? 0
         lastPrefix = entries.last?.keyPrefix ?? 0
     }

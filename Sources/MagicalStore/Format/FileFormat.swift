@@ -2,7 +2,9 @@
 /// refer to `Spec/FILE-FORMAT.md`.
 enum FileFormat {
     /// Format version written by this library, and the newest it reads (F9).
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
+    /// The oldest version it reads: version 1 lacks only leaf deltas (F30).
+    static let oldestReadableVersion: UInt32 = 1
 
     /// "MRSTORE" then 0x1A (section 2).
     static let magic: [UInt8] = [0x4D, 0x52, 0x53, 0x54, 0x4F, 0x52, 0x45, 0x1A]
@@ -39,6 +41,15 @@ enum FileFormat {
         pageSize / 4 - 16
     }
 
+    /// A leaf delta's fixed part: base offset and base frame size (section 4.3).
+    static let leafDeltaHeaderSize = 12
+
+    /// The largest leaf delta a writer makes, header included; past it the leaf is
+    /// written in full (F29).
+    static func leafDeltaLimit(pageSize: Int) -> Int {
+        pageSize / 4
+    }
+
     static func isValidPageSize(_ size: Int) -> Bool {
         size >= minimumPageSize && size <= maximumPageSize && size & (size - 1) == 0
     }
@@ -59,11 +70,12 @@ enum FrameType: UInt8, Sendable {
     case branch = 2
     case overflow = 3
     case commit = 4
+    case leafDelta = 5
 
     /// Raw payload limit for this type (F12).
     func maximumRawLength(pageSize: Int) -> Int {
         switch self {
-        case .leaf, .branch: return pageSize
+        case .leaf, .leafDelta, .branch: return pageSize
         case .overflow: return FileFormat.maximumValueLength
         case .commit: return FileFormat.commitPayloadSize
         }

@@ -1,6 +1,8 @@
 /// A header slot (Spec section 2): where the latest checkpoint is, so that opening a store
 /// reads only the log written since then.
 struct Superblock: Equatable, Sendable {
+    /// The format version of the file; headers this library writes carry its own (F30).
+    var version = FileFormat.version
     var pageSize: Int
     var sequence: UInt64
     var checkpointOffset: UInt64
@@ -12,7 +14,7 @@ struct Superblock: Equatable, Sendable {
     func encoded() -> [UInt8] {
         var bytes = FileFormat.magic
         bytes.reserveCapacity(FileFormat.headerSlotSize)
-        bytes.appendLittleEndian(FileFormat.version)
+        bytes.appendLittleEndian(version)
         bytes.appendLittleEndian(UInt32(pageSize))
         bytes.appendLittleEndian(sequence)
         bytes.appendLittleEndian(checkpointOffset)
@@ -42,10 +44,13 @@ struct Superblock: Equatable, Sendable {
                 return .badChecksum
             }
             let version = raw.loadLittleEndian(at: 8, as: UInt32.self)
-            guard version == FileFormat.version else { return .unsupportedVersion(version) }
+            guard (FileFormat.oldestReadableVersion...FileFormat.version).contains(version) else {
+                return .unsupportedVersion(version)
+            }
             let pageSize = raw.loadLittleEndian(at: 12, as: UInt32.self)
             guard FileFormat.isValidPageSize(Int(pageSize)) else { return .badPageSize(pageSize) }
             return .valid(Superblock(
+                version: version,
                 pageSize: Int(pageSize),
                 sequence: raw.loadLittleEndian(at: 16, as: UInt64.self),
                 checkpointOffset: raw.loadLittleEndian(at: 24, as: UInt64.self),

@@ -15,6 +15,8 @@ public struct StoreChecker {
         public var commits = 0
         public var latestTransaction: UInt64 = 0
         public var treeEntries = 0
+        /// Leaves of the latest commit written as deltas of an earlier leaf (section 4.3).
+        public var leafDeltas = 0
         /// Each tree of the latest commit, in name order, with what it takes on disk.
         public var trees: [TreeUsage] = []
         public var isSound: Bool { problems.isEmpty }
@@ -209,7 +211,8 @@ private struct TreeWalker {
                 problem(offset, "\(error)")
                 continue
             }
-            bytes += page.frameSize
+            bytes += page.liveFrameBytes
+            if page.delta != nil { report.leafDeltas += 1 }
             if page.isLeaf {
                 if let leafDepth, leafDepth != depth { problem(offset, "leaf at depth \(depth), others at \(leafDepth)") }
                 leafDepth = depth

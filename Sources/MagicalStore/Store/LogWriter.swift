@@ -12,6 +12,9 @@ final class LogWriter {
     private(set) var position: UInt64
     /// On-disk bytes of every frame appended so far.
     private(set) var bytesAppended: UInt64 = 0
+    /// On-disk bytes of leaf delta bases kept live by the leaves written on them: the
+    /// transaction counted them freed when it copied those leaves (``SpaceAccounting``).
+    private(set) var keptBaseBytes: UInt64 = 0
     private var buffer: [UInt8] = []
     private var bufferStart: UInt64
     private var scratch: [UInt8] = []
@@ -85,12 +88,11 @@ final class LogWriter {
         if let offset = written[ObjectIdentifier(node)] { return offset }
         if node.isLeaf {
             try writeOverflowValues(of: node)
-            node.entries.encode(into: &scratch)
-            return try appendPage(isLeaf: true)
+            return try appendLeaf(encodeLeaf(node.entries))
         }
         let children = try node.children.map { try writeNode($0, written: written) }
         PageEncoder.branch(separators: node.separators, children: children, into: &scratch)
-        return try appendPage(isLeaf: false)
+        return try appendBranch()
     }
 
     /// Dirty leaves at or below 100 of them are written one by one: not worth the threads.
@@ -119,38 +121,81 @@ final class LogWriter {
     private func writeLeavesInParallel(_ leaves: [DirtyNode]) throws -> [ObjectIdentifier: UInt64] {
         var offsets: [ObjectIdentifier: UInt64] = [:]
         offsets.reserveCapacity(leaves.count)
-        let (transaction, compress) = (self.transaction, self.compress)
         var start = 0
         while start < leaves.count {
             let round = Array(leaves[start..<min(start + Self.leavesPerRound, leaves.count)])
             start += round.count
             for leaf in round { try writeOverflowValues(of: leaf) }
-            var frames = [(frame: [UInt8], payload: [UInt8])](repeating: ([], []), count: round.count)
-            frames.withUnsafeMutableBufferPointer { results in
+            var encoded = [EncodedLeaf](repeating: EncodedLeaf(), count: round.count)
+            encoded.withUnsafeMutableBufferPointer { results in
                 // Each task reads its own leaf (no longer changed) and fills its own slot.
                 let results = UncheckedSendable(results)
                 let nodes = UncheckedSendable(round)
+                let encoder = UncheckedSendable(self)
                 DispatchQueue.concurrentPerform(iterations: round.count) { index in
-                    var payload: [UInt8] = []
-                    nodes.value[index].entries.encode(into: &payload)
-                    var frame: [UInt8] = []
-                    payload.withUnsafeBytes {
-                        _ = FrameEncoder.append(type: .leaf, payload: $0, transaction: transaction, compress: compress, to: &frame)
-                    }
-                    results.value[index] = (frame, payload)
+                    results.value[index] = encoder.value.encodeLeaf(nodes.value[index].entries)
                 }
             }
-            for (leaf, encoded) in zip(round, frames) {
-                let offset = try appendFrame(encoded.frame)
-                if retainsPages, let page = try? PageNode(
-                    offset: offset, frameSize: UInt64(encoded.frame.count), transaction: transaction, isLeaf: true, payload: encoded.payload
-                ) {
-                    writtenPages.append(page)
-                }
-                offsets[ObjectIdentifier(leaf)] = offset
+            for (leaf, leafEncoded) in zip(round, encoded) {
+                offsets[ObjectIdentifier(leaf)] = try appendLeaf(leafEncoded)
             }
         }
         return offsets
+    }
+
+    /// A changed leaf ready for the log: how it goes (F29), its frame, and the leaf payload
+    /// a reader sees, to keep for the cache.
+    private struct EncodedLeaf {
+        var write = LeafEntries.LeafWrite.full
+        var frame: [UInt8] = []
+        var payload: [UInt8] = []
+    }
+
+    /// Encodes a leaf as a delta of its base when small enough, else in full (F29). Reads
+    /// only constants of the writer, so leaves encode on several threads at once.
+    private func encodeLeaf(_ entries: LeafEntries) -> EncodedLeaf {
+        var encoded = EncodedLeaf()
+        var payload: [UInt8] = []
+        encoded.write = entries.encodeDelta(limit: FileFormat.leafDeltaLimit(pageSize: file.pageSize), into: &payload)
+        let type: FrameType
+        switch encoded.write {
+        case .unchanged:
+            return encoded
+        case .delta:
+            type = .leafDelta
+            if retainsPages { entries.encode(into: &encoded.payload) }
+        case .full:
+            type = .leaf
+            entries.encode(into: &payload)
+            encoded.payload = payload
+        }
+        payload.withUnsafeBytes {
+            _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compress: compress, to: &encoded.frame)
+        }
+        return encoded
+    }
+
+    /// Appends an encoded leaf; returns its page offset (its base's when unchanged).
+    private func appendLeaf(_ encoded: EncodedLeaf) throws -> UInt64 {
+        var delta: LeafDelta?
+        switch encoded.write {
+        case .unchanged(let base):
+            keptBaseBytes += base.frameSize
+            return base.offset
+        case .delta(let written):
+            keptBaseBytes += written.base.frameSize
+            delta = written
+        case .full:
+            break
+        }
+        let offset = try appendFrame(encoded.frame)
+        if retainsPages, let page = try? PageNode(
+            offset: offset, frameSize: UInt64(encoded.frame.count), transaction: transaction, isLeaf: true,
+            payload: encoded.payload, delta: delta
+        ) {
+            writtenPages.append(page)
+        }
+        return offset
     }
 
     /// Appends a frame encoded elsewhere; returns its offset.
@@ -163,9 +208,9 @@ final class LogWriter {
         return offset
     }
 
-    private func appendPage(isLeaf: Bool) throws -> UInt64 {
-        let (offset, size) = try append(isLeaf ? .leaf : .branch, payload: scratch)
-        if retainsPages, let page = try? PageNode(offset: offset, frameSize: size, transaction: transaction, isLeaf: isLeaf, payload: scratch) {
+    private func appendBranch() throws -> UInt64 {
+        let (offset, size) = try append(.branch, payload: scratch)
+        if retainsPages, let page = try? PageNode(offset: offset, frameSize: size, transaction: transaction, isLeaf: false, payload: scratch) {
             writtenPages.append(page)
         }
         return offset

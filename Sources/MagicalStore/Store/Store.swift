@@ -86,7 +86,14 @@ public final class Store: Sendable {
                 try raw.sync()
                 try fileSystem.syncDirectory(containing: path)
             }
-            if Superblock.hasDamagedSlot(headerRegion: headerRegion) {
+            if superblock.version < FileFormat.version {
+                // This process may write leaf deltas: both slots get the new version, so a
+                // reader of the old one refuses the file rather than taking the other (F30).
+                try state.withLock {
+                    try checkpoint(&$0)
+                    try checkpoint(&$0)
+                }
+            } else if Superblock.hasDamagedSlot(headerRegion: headerRegion) {
                 try state.withLock { try checkpoint(&$0) }
             }
         }

@@ -59,20 +59,67 @@ final class StoreFile: Sendable {
         return try uncachedPage(at: offset, snapshot: snapshot)
     }
 
-    /// The tree page at `offset`, read from the file and not cached.
-    func uncachedPage(at offset: UInt64, snapshot: UInt64) throws -> PageNode {
+    /// The tree page at `offset`, read from the file and not cached. A leaf delta's base
+    /// comes from the cache when there, else from the file without caching it (the merged
+    /// page is what readers use); bases at or past `earlyFrom` (a write transaction's early
+    /// pages, F21) always from the file.
+    func uncachedPage(at offset: UInt64, snapshot: UInt64, earlyFrom: UInt64 = .max) throws -> PageNode {
         let (header, payload) = try readFrame(at: offset)
-        guard header.type == .leaf || header.type == .branch else {
+        guard header.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
+        switch header.type {
+        case .leaf, .branch:
+            return try located(at: offset) { () throws(FrameError) in
+                try PageNode(
+                    offset: offset, frameSize: header.frameSize, transaction: header.transaction,
+                    isLeaf: header.type == .leaf, payload: payload
+                )
+            }
+        case .leafDelta:
+            return try deltaPage(at: offset, header: header, payload: payload, earlyFrom: earlyFrom)
+        case .overflow, .commit:
             throw StoreError.corrupt(offset: offset, reason: "expected a tree page, found a \(header.type) frame")
         }
-        guard header.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
-        do {
-            return try PageNode(
-                offset: offset, frameSize: header.frameSize, transaction: header.transaction,
-                isLeaf: header.type == .leaf, payload: payload
+    }
+
+    /// A leaf delta frame's page: its base's entries with the delta's applied (F27, F28).
+    private func deltaPage(
+        at offset: UInt64, header: FrameHeader, payload: [UInt8], earlyFrom: UInt64
+    ) throws -> PageNode {
+        guard let parsed = payload.withUnsafeBytes({ LeafDelta.parse($0) }) else {
+            throw StoreError.corrupt(offset: offset, reason: FrameError.badStructure.description)
+        }
+        guard parsed.base.offset < offset else {
+            throw StoreError.corrupt(offset: offset, reason: "leaf delta's base at \(parsed.base.offset) does not precede it")
+        }
+        let base = try leafBase(at: parsed.base.offset, transaction: header.transaction, cached: parsed.base.offset < earlyFrom)
+        guard base.frameSize == parsed.base.frameSize else {
+            throw StoreError.corrupt(offset: offset, reason: "leaf delta's base at \(parsed.base.offset) is not of the recorded size")
+        }
+        guard let merged = payload.withUnsafeBytes({ LeafDelta.merge(parsed, delta: $0, base: base, pageSize: pageSize) }) else {
+            throw StoreError.corrupt(offset: offset, reason: "leaf delta leaves its base empty or larger than a page")
+        }
+        return try located(at: offset) { () throws(FrameError) in
+            try PageNode(
+                offset: offset, frameSize: header.frameSize, transaction: header.transaction, isLeaf: true,
+                payload: merged.payload, delta: merged.delta
             )
-        } catch {
-            throw StoreError.corrupt(offset: offset, reason: error.description)
+        }
+    }
+
+    /// A leaf delta's base: a full leaf frame of the delta's transaction or an earlier one
+    /// (F28). Read as a plain leaf, never merged, so a damaged file cannot chain deltas.
+    private func leafBase(at offset: UInt64, transaction: UInt64, cached mayBeCached: Bool) throws -> PageNode {
+        let notALeaf = StoreError.corrupt(offset: offset, reason: "a leaf delta's base is not a leaf frame")
+        if mayBeCached, let cached = cache.page(at: offset) {
+            guard cached.isLeaf, cached.delta == nil else { throw notALeaf }
+            guard cached.transaction <= transaction else { throw Self.pageFromTheFuture(offset) }
+            return cached
+        }
+        let (header, payload) = try readFrame(at: offset)
+        guard header.type == .leaf else { throw notALeaf }
+        guard header.transaction <= transaction else { throw Self.pageFromTheFuture(offset) }
+        return try located(at: offset) { () throws(FrameError) in
+            try PageNode(offset: offset, frameSize: header.frameSize, transaction: header.transaction, isLeaf: true, payload: payload)
         }
     }
 

@@ -28,7 +28,7 @@ extension Store {
         let live = snapshot.commit.record.liveBytes
         let trees = try snapshot.treeNames().map { StoreInfo.Tree(name: $0, entries: try snapshot.tree($0).count) }
         return StoreInfo(
-            formatVersion: FileFormat.version,
+            formatVersion: superblock.version,
             pageSize: snapshot.reader.pageSize,
             lastTransaction: snapshot.transactionID,
             checkpointTransaction: superblock.checkpointTransaction,

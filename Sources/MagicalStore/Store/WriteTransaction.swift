@@ -199,8 +199,8 @@ public final class WriteTransaction {
                 previousCommit: base.offset,
                 durableThrough: syncedThrough,
                 // Added before the freed bytes are taken: those may include pages a loader
-                // wrote in this transaction.
-                liveBytes: base.record.liveBytes + writer.bytesAppended + commitFrameSize - freed,
+                // wrote in this transaction, and leaf delta bases kept live.
+                liveBytes: base.record.liveBytes + writer.bytesAppended + writer.keptBaseBytes + commitFrameSize - freed,
                 firstFrame: base.end,
                 timestampMilliseconds: currentTimeMilliseconds()
             )

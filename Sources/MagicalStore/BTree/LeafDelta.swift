@@ -1,0 +1,138 @@
+/// A full leaf frame that a leaf delta applies to (Spec F28).
+struct LeafBase: Equatable, Sendable {
+    var offset: UInt64
+    /// On-disk size of the base frame: live while a delta on it is (F28).
+    var frameSize: UInt64
+}
+
+/// What a page read from a leaf delta frame keeps beside its merged entries: the base, and
+/// what the delta changes, which a write transaction copying the page carries on so its
+/// next delta still holds every difference from the base (F28).
+struct LeafDelta: Sendable {
+    var base: LeafBase
+    /// Indices of the merged entries the delta puts, ascending.
+    var changedEntries: [UInt16]
+    /// The keys the delta removes, each as `varint length` and its bytes.
+    var removedKeys: [UInt8]
+
+    /// Bytes the page holds for this beside its entries.
+    var memoryCost: Int { changedEntries.count * 2 + removedKeys.count + 64 }
+
+    /// Value kind 2 of a delta entry: the key is removed (section 4.3).
+    static let removedKind: UInt8 = 2
+
+    /// A delta frame's payload, read up to its entries (section 4.3).
+    struct Parsed {
+        /// One delta entry: the whole entry's bytes, and its key's.
+        struct Entry {
+            var start: Int
+            var end: Int
+            var keyStart: Int
+            var keyLength: Int
+            var isRemoval: Bool
+        }
+
+        var base: LeafBase
+        var entries: [Entry]
+    }
+
+    /// Reads a delta payload's header and entries, checking that each lies inside the
+    /// payload, has a known kind, and that keys ascend strictly (F27). Nil when not.
+    static func parse(_ raw: UnsafeRawBufferPointer) -> Parsed? {
+        var header = ByteReader(raw)
+        guard let baseOffset = header.read(UInt64.self), let baseSize = header.read(UInt32.self),
+              let count = header.read(UInt16.self), count > 0
+        else { return nil }
+        let bodyStart = FileFormat.leafDeltaHeaderSize
+        let body = UnsafeRawBufferPointer(rebasing: raw[bodyStart...])
+        var entries: [Parsed.Entry] = []
+        entries.reserveCapacity(Int(count))
+        for index in 0..<Int(count) {
+            var slot = ByteReader(body, at: 2 + 2 * index)
+            guard let start = slot.read(UInt16.self) else { return nil }
+            var reader = ByteReader(body, at: Int(start))
+            guard let keyLength = reader.readVarint(), keyLength < 0x8000,
+                  let keyStart = reader.skip(keyLength),
+                  let kind = reader.read(UInt8.self)
+            else { return nil }
+            switch kind {
+            case 0:
+                guard let length = reader.readVarint(), length < UInt16.max, reader.skip(length) != nil else { return nil }
+            case 1:
+                guard reader.skip(16) != nil else { return nil }
+            case removedKind:
+                break
+            default:
+                return nil
+            }
+            let entry = Parsed.Entry(
+                start: bodyStart + Int(start), end: bodyStart + reader.position, keyStart: bodyStart + keyStart,
+                keyLength: keyLength, isRemoval: kind == removedKind
+            )
+            if let previous = entries.last, compareBytes(key(of: previous, in: raw), key(of: entry, in: raw)) >= 0 {
+                return nil
+            }
+            entries.append(entry)
+        }
+        return Parsed(base: LeafBase(offset: baseOffset, frameSize: UInt64(baseSize)), entries: entries)
+    }
+
+    private static func key(of entry: Parsed.Entry, in raw: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: raw[entry.keyStart..<entry.keyStart + entry.keyLength])
+    }
+
+    /// The leaf payload of `base` with the delta's entries applied (F27), with what the page
+    /// keeps of the delta, or nil when that leaf would be empty or larger than a page.
+    static func merge(
+        _ parsed: Parsed, delta raw: UnsafeRawBufferPointer, base: PageNode, pageSize: Int
+    ) -> (payload: [UInt8], delta: LeafDelta)? {
+        // Pieces of the merged leaf in key order: entry bytes from the base or the delta.
+        var pieces: [(fromDelta: Bool, start: Int, end: Int)] = []
+        pieces.reserveCapacity(base.entries.count + parsed.entries.count)
+        var changedEntries: [UInt16] = []
+        var removedKeys: [UInt8] = []
+        var baseIndex = 0
+        func takeBase(below key: UnsafeRawBufferPointer?) {
+            while baseIndex < base.entries.count {
+                if let key, base.compareKey(at: baseIndex, with: key) >= 0 { return }
+                let location = base.entries[baseIndex]
+                let keyStart = Int(location.keyStart)
+                pieces.append((false, keyStart - varintSize(Int(location.keyLength)), Int(location.valueStart) + Int(location.valueLength)))
+                baseIndex += 1
+            }
+        }
+        for entry in parsed.entries {
+            let key = key(of: entry, in: raw)
+            takeBase(below: key)
+            // The delta's entry replaces or removes the base's under the same key.
+            if baseIndex < base.entries.count, base.compareKey(at: baseIndex, with: key) == 0 { baseIndex += 1 }
+            if entry.isRemoval {
+                removedKeys.appendVarint(key.count)
+                removedKeys.append(contentsOf: key)
+            } else {
+                changedEntries.append(UInt16(truncatingIfNeeded: pieces.count))
+                pieces.append((true, entry.start, entry.end))
+            }
+        }
+        takeBase(below: nil)
+        guard !pieces.isEmpty else { return nil }
+        var size = 2 + 2 * pieces.count
+        for piece in pieces { size += piece.end - piece.start }
+        guard size <= pageSize, pieces.count <= Int(UInt16.max) else { return nil }
+        var payload: [UInt8] = []
+        payload.reserveCapacity(size)
+        payload.appendLittleEndian(UInt16(pieces.count))
+        var offset = 2 + 2 * pieces.count
+        for piece in pieces {
+            payload.appendLittleEndian(UInt16(offset))
+            offset += piece.end - piece.start
+        }
+        base.payload.withUnsafeBytes { basePayload in
+            for piece in pieces {
+                let source = piece.fromDelta ? raw : basePayload
+                payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[piece.start..<piece.end]))
+            }
+        }
+        return (payload, LeafDelta(base: parsed.base, changedEntries: changedEntries, removedKeys: removedKeys))
+    }
+}
