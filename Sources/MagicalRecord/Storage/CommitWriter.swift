@@ -18,6 +18,11 @@ struct CommitWriter {
         for id in changes.deletes {
             try delete(id)
         }
+        // Before the writes: a batch's puts spill the to-many tree's leaves to the file,
+        // where deletes after them would read each again. A removal is never also an
+        // addition (the import calls it off when the member comes back), so the order
+        // changes nothing else.
+        try deleteRemovedTargets(changes.removedTargets)
         var byEntity: [String: [ObjectState]] = [:]
         var entityOrder: [String] = []
         for state in changes.upserts {
@@ -29,7 +34,6 @@ struct CommitWriter {
             failures += try write(byEntity[name] ?? [], inserted: changes.inserted, storedBefore: storedBefore)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
-        try deleteRemovedTargets(changes.removedTargets)
     }
 
     /// Deletes members of unordered to-manys (each set is keyed by target), each

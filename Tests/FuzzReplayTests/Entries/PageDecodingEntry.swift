@@ -2,15 +2,17 @@
 
 /// Shared by the libFuzzer target (Fuzz/) and the corpus replay in `make test`.
 ///
-/// The first byte picks a page size and a page kind; the rest is taken three ways, each of
+/// The first byte picks a page size and a page kind; the rest is taken four ways, each of
 /// which must end in a typed failure or in values that answer every accessor without
-/// trapping (Spec F10-F18, F25): as a frame (header then stored payload), as an LZ4 block
-/// of a claimed length, and as a page payload handed straight to the page parser (the
-/// frame checksum would keep most mutations away from it).
+/// trapping (Spec F10-F18, F25, F27): as a frame (header then stored payload), as an LZ4
+/// block of a claimed length, as a page payload handed straight to the page parser (the
+/// frame checksum would keep most mutations away from it), and as a leaf delta applied to
+/// a sound leaf.
 func fuzzPageDecoding(_ input: UnsafeRawBufferPointer) {
     guard let selector = input.first else { return }
     let pageSize = 512 << Int(selector & 7)
     let bytes = UnsafeRawBufferPointer(rebasing: input.dropFirst())
+    fuzzLeafDelta(bytes, pageSize: pageSize)
 
     if case .success(let header) = FrameHeader.parse(bytes, pageSize: pageSize),
        case .success(let payload) = FrameDecoder.payload(of: header, in: bytes) {
@@ -43,4 +45,50 @@ func fuzzPageDecoding(_ input: UnsafeRawBufferPointer) {
         precondition(lowerBound == (keys.firstIndex { !$0.lexicographicallyPrecedes(key) } ?? keys.count), "lowerBound misses")
         precondition(childIndex == (keys.firstIndex { key.lexicographicallyPrecedes($0) } ?? keys.count), "childIndex misses")
     }
+}
+
+/// A sound leaf of a few short keys, the base deltas are applied to.
+private let deltaBaseEntries: [[UInt8]: [UInt8]] = [[1]: [10], [3]: [30], [5, 0]: [50, 50], [0x80]: []]
+
+/// `bytes` as a leaf delta payload on a sound base: it parses or not, and a merge it
+/// passes is a sound leaf with exactly the base's entries updated by the delta's.
+private func fuzzLeafDelta(_ bytes: UnsafeRawBufferPointer, pageSize: Int) {
+    guard let parsed = LeafDelta.parse(bytes) else { return }
+    var entries = LeafEntries()
+    for key in deltaBaseEntries.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        entries.append(key, .inline(deltaBaseEntries[key]!))
+    }
+    var payload: [UInt8] = []
+    entries.encode(into: &payload)
+    guard let base = try? PageNode(offset: 4096, frameSize: 64, transaction: 1, isLeaf: true, payload: payload) else {
+        preconditionFailure("the fuzz base leaf does not parse")
+    }
+    guard let merged = LeafDelta.merge(parsed, delta: bytes, base: base, pageSize: pageSize) else { return }
+    guard let page = try? PageNode(offset: 8192, frameSize: 64, transaction: 1, isLeaf: true, payload: merged.payload, delta: merged.delta) else {
+        preconditionFailure("a merged leaf does not parse")
+    }
+    var expected = deltaBaseEntries.mapValues { LeafValue.inline($0) }
+    for entry in parsed.entries {
+        let key = Array(bytes[entry.keyStart..<entry.keyStart + entry.keyLength])
+        if entry.isRemoval {
+            expected[key] = nil
+        } else {
+            expected[key] = try? PageNode(offset: 4096, frameSize: 64, transaction: 1, isLeaf: true, payload: deltaEntryAsLeaf(bytes, entry)).value(at: 0)
+        }
+    }
+    precondition(page.count == expected.count, "a merged leaf has the wrong number of entries")
+    for index in 0..<page.count {
+        let key = page.key(at: index)
+        precondition(index == 0 || page.key(at: index - 1).lexicographicallyPrecedes(key), "a merged leaf's keys are out of order")
+        precondition(expected[key] == page.value(at: index), "a merged leaf's entry differs from the base updated by the delta")
+    }
+    // A copy of the merged page carries the delta on: its changed entries are the puts.
+    precondition(merged.delta.changedEntries.count == parsed.entries.filter { !$0.isRemoval }.count, "changed entries miscounted")
+}
+
+/// One delta entry as a one-entry leaf payload, to read its value the way a page does.
+private func deltaEntryAsLeaf(_ bytes: UnsafeRawBufferPointer, _ entry: LeafDelta.Parsed.Entry) -> [UInt8] {
+    var leaf: [UInt8] = [1, 0, 4, 0]
+    leaf.append(contentsOf: bytes[entry.start..<entry.end])
+    return leaf
 }
