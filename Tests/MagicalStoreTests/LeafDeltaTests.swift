@@ -229,7 +229,73 @@ import Testing
         }
     }
 
+    @Test func aDamagedLiveByteCountIsAnErrorWhenTheNextCommitFreesMore() throws {
+        let directory = TemporaryDirectory()
+        let (store, _) = try Self.makeStore(in: directory)
+        try store.close()
+        // The last commit frame's live bytes (payload offset 32) set to 1, checksum redone.
+        var bytes = readFile(directory.file())
+        let commit = bytes.count - Int(FileFormat.frameSize(storedLength: FileFormat.commitPayloadSize))
+        #expect(bytes[commit] == FrameType.commit.rawValue)
+        bytes.storeLittleEndian(UInt64(1), at: commit + FileFormat.frameHeaderSize + 32)
+        let checksum = bytes.withUnsafeBytes { raw in
+            FrameHeader.checksum(
+                header: UnsafeRawBufferPointer(rebasing: raw[commit..<commit + FileFormat.frameHeaderSize]),
+                payload: UnsafeRawBufferPointer(rebasing: raw[(commit + FileFormat.frameHeaderSize)...])
+            )
+        }
+        bytes.storeLittleEndian(checksum, at: commit + 12)
+        writeFile(directory.file(), bytes)
+
+        let damaged = try Store(path: directory.file(), options: Self.options())
+        // Dropping the tree frees every page of it: more than the count says is live.
+        #expect(throws: StoreError.self) { try damaged.write { try $0.dropTree("tree") } }
+        try damaged.close()
+    }
+
+    @Test func aPagePast64KiBIsRefusedNotTrappedOn() throws {
+        // Two entries whose second, with an empty value, ends at byte 65,536 (F31).
+        var payload: [UInt8] = []
+        payload.appendLittleEndian(UInt16(2))
+        payload.appendLittleEndian(UInt16(6))
+        let valueLength = 65_536 - 6 - 4 - 6
+        payload.appendLittleEndian(UInt16(6 + 6 + valueLength))
+        payload += [1, 1, 0]
+        payload.appendVarint(valueLength)
+        payload += [UInt8](repeating: 7, count: valueLength)
+        payload += [1, 2, 0, 0]
+        #expect(payload.count == 65_536)
+        #expect(throws: FrameError.badStructure) {
+            try PageNode(offset: 4096, frameSize: 64, transaction: 1, isLeaf: true, payload: payload)
+        }
+        #expect(FileFormat.maximumPagePayload(pageSize: 65_536) == 65_535)
+    }
+
     // MARK: Format versions
+
+    @Test func anUpgradeLeftHalfDoneIsFinishedByTheNextWriter() throws {
+        let directory = TemporaryDirectory()
+        let (store, expected) = try Self.makeStore(in: directory)
+        try store.close()
+        // Both slots are valid now; the older one goes back to version 1, as a process
+        // stopped between the upgrade's two header writes leaves it.
+        var bytes = readFile(directory.file())
+        let slots = FileFormat.headerSlotOffsets.compactMap { slot -> (Int, UInt64)? in
+            guard case .valid(let superblock) = Superblock.decode(slot: bytes[slot..<slot + FileFormat.headerSlotSize]) else { return nil }
+            return (slot, superblock.sequence)
+        }
+        #expect(slots.count == 2)
+        guard let older = slots.min(by: { $0.1 < $1.1 })?.0 else { return }
+        bytes.storeLittleEndian(UInt32(1), at: older + 8)
+        bytes.storeLittleEndian(CRC32C.checksum(Array(bytes[older..<older + 60])), at: older + 60)
+        writeFile(directory.file(), bytes)
+
+        let writer = try Store(path: directory.file(), options: Self.options())
+        let header = Array(readFile(directory.file()).prefix(Int(FileFormat.headerRegionSize)))
+        #expect(!Superblock.hasOlderVersionSlot(headerRegion: header))
+        #expect(try allEntries(writer.read().tree("tree")) == expected)
+        try writer.close()
+    }
 
     @Test func aVersionOneStoreIsReadAndUpgradedWhenOpenedForWriting() throws {
         let directory = TemporaryDirectory()

@@ -25,7 +25,7 @@ struct BulkLoader {
     private(set) var count = 0
 
     init(pageSize: Int, finish: @escaping (DirtyNode) throws -> ChildReference) {
-        self.pageSize = pageSize
+        self.pageSize = FileFormat.maximumPagePayload(pageSize: pageSize)
         self.finish = finish
     }
 

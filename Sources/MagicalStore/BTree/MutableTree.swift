@@ -17,7 +17,8 @@ final class MutableTree {
     /// can only be rolled back.
     var interruption: (any Error)?
 
-    private var pageSize: Int { reader.pageSize }
+    /// How large a page may grow (F12).
+    private var pageSize: Int { FileFormat.maximumPagePayload(pageSize: reader.pageSize) }
 
     init(root: UInt64, count: Int, reader: SnapshotReader, space: SpaceAccounting) {
         self.root = root == 0 ? nil : .page(root)
@@ -40,8 +41,8 @@ final class MutableTree {
 
     /// Stores `value` under `key`, replacing any value there (F15 decides inline or overflow).
     func put(_ key: [UInt8], _ value: [UInt8]) throws {
-        try Self.validate(key: key, value: value, pageSize: pageSize)
-        let leafValue: LeafValue = key.count + value.count > FileFormat.inlineEntryLimit(pageSize: pageSize)
+        try Self.validate(key: key, value: value, pageSize: reader.pageSize)
+        let leafValue: LeafValue = key.count + value.count > FileFormat.inlineEntryLimit(pageSize: reader.pageSize)
             ? .pendingOverflow(value) : .inline(value)
         try put(key, leafValue)
     }

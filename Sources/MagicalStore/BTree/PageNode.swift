@@ -105,6 +105,8 @@ final class PageNode: Sendable {
             default:
                 return nil
             }
+            // Positions are 16-bit (F12): a payload past 64 KiB is refused, not truncated.
+            guard valueStart + valueLength <= Int(UInt16.max) else { return nil }
             entries.append(EntryLocation(
                 keyPrefix: keyPrefix(UnsafeRawBufferPointer(rebasing: raw[keyStart..<keyStart + keyLength])),
                 keyStart: UInt16(keyStart), keyLength: UInt16(keyLength),
@@ -129,7 +131,9 @@ final class PageNode: Sendable {
         for _ in 0..<Int(count) - 1 {
             guard let start = reader.read(UInt16.self) else { return nil }
             var keyReader = ByteReader(raw, at: Int(start))
-            guard let keyLength = keyReader.readVarint(), keyLength < 0x8000, let keyStart = keyReader.skip(keyLength) else { return nil }
+            guard let keyLength = keyReader.readVarint(), keyLength < 0x8000, let keyStart = keyReader.skip(keyLength),
+                  keyStart + keyLength <= Int(UInt16.max)
+            else { return nil }
             separators.append(EntryLocation(
                 keyPrefix: keyPrefix(UnsafeRawBufferPointer(rebasing: raw[keyStart..<keyStart + keyLength])),
                 keyStart: UInt16(keyStart), keyLength: UInt16(keyLength), valueStart: 0, valueLength: 0, isOverflow: false

@@ -50,6 +50,12 @@ enum FileFormat {
         pageSize / 4
     }
 
+    /// The largest leaf, leaf delta or branch payload (F12): the page size, and below 64 KiB
+    /// (positions within a page are 16-bit).
+    static func maximumPagePayload(pageSize: Int) -> Int {
+        min(pageSize, Int(UInt16.max))
+    }
+
     static func isValidPageSize(_ size: Int) -> Bool {
         size >= minimumPageSize && size <= maximumPageSize && size & (size - 1) == 0
     }
@@ -75,7 +81,7 @@ enum FrameType: UInt8, Sendable {
     /// Raw payload limit for this type (F12).
     func maximumRawLength(pageSize: Int) -> Int {
         switch self {
-        case .leaf, .leafDelta, .branch: return pageSize
+        case .leaf, .leafDelta, .branch: return FileFormat.maximumPagePayload(pageSize: pageSize)
         case .overflow: return FileFormat.maximumValueLength
         case .commit: return FileFormat.commitPayloadSize
         }

@@ -90,6 +90,15 @@ struct Superblock: Equatable, Sendable {
 extension Superblock {
     /// Whether a slot holds something that is neither empty nor valid, as a torn header
     /// write leaves behind; the next checkpoint overwrites it.
+    /// Whether a valid slot names an older format version: a process that upgrades the
+    /// file (F30) rewrites both, and one that stopped between the two left one behind.
+    static func hasOlderVersionSlot(headerRegion: [UInt8]) -> Bool {
+        FileFormat.headerSlotOffsets.contains { offset in
+            guard case .valid(let superblock) = decode(slot: headerRegion[offset..<offset + FileFormat.headerSlotSize]) else { return false }
+            return superblock.version < FileFormat.version
+        }
+    }
+
     static func hasDamagedSlot(headerRegion: [UInt8]) -> Bool {
         FileFormat.headerSlotOffsets.contains { offset in
             switch decode(slot: headerRegion[offset..<offset + FileFormat.headerSlotSize]) {

@@ -146,6 +146,10 @@ private struct TreeWalker {
     let reader: SnapshotReader
     var report: StoreChecker.Report
     let limit: Int
+    /// Pages reached from a parent, and the bases of leaf deltas among them: a base counts
+    /// once, under one delta, and is never reached as a page too (F28).
+    private var pagesReached: Set<UInt64> = []
+    private var deltaBases: Set<UInt64> = []
 
     init(reader: SnapshotReader, report: StoreChecker.Report, limit: Int) {
         self.reader = reader
@@ -191,6 +195,9 @@ private struct TreeWalker {
                 problem(entry.root, "tree \"\(displayName)\" has \(count) entries, the catalog says \(entry.count)")
             }
         }
+        if let shared = pagesReached.intersection(deltaBases).min() {
+            problem(shared, "a leaf delta's base is also reached as a page")
+        }
         return reachable
     }
 
@@ -211,8 +218,16 @@ private struct TreeWalker {
                 problem(offset, "\(error)")
                 continue
             }
-            bytes += page.liveFrameBytes
-            if page.delta != nil { report.leafDeltas += 1 }
+            bytes += page.frameSize
+            pagesReached.insert(offset)
+            if let base = page.delta?.base {
+                report.leafDeltas += 1
+                if deltaBases.insert(base.offset).inserted {
+                    bytes += base.frameSize
+                } else {
+                    problem(offset, "leaf delta's base at \(base.offset) is another delta's base too")
+                }
+            }
             if page.isLeaf {
                 if let leafDepth, leafDepth != depth { problem(offset, "leaf at depth \(depth), others at \(leafDepth)") }
                 leafDepth = depth

@@ -86,7 +86,7 @@ public final class Store: Sendable {
                 try raw.sync()
                 try fileSystem.syncDirectory(containing: path)
             }
-            if superblock.version < FileFormat.version {
+            if Superblock.hasOlderVersionSlot(headerRegion: headerRegion) {
                 // This process may write leaf deltas: both slots get the new version, so a
                 // reader of the old one refuses the file rather than taking the other (F30).
                 try state.withLock {

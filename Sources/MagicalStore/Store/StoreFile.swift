@@ -95,7 +95,7 @@ final class StoreFile: Sendable {
         guard base.frameSize == parsed.base.frameSize else {
             throw StoreError.corrupt(offset: offset, reason: "leaf delta's base at \(parsed.base.offset) is not of the recorded size")
         }
-        guard let merged = payload.withUnsafeBytes({ LeafDelta.merge(parsed, delta: $0, base: base, pageSize: pageSize) }) else {
+        guard let merged = payload.withUnsafeBytes({ LeafDelta.merge(parsed, delta: $0, base: base, pageSize: FileFormat.maximumPagePayload(pageSize: pageSize)) }) else {
             throw StoreError.corrupt(offset: offset, reason: "leaf delta leaves its base empty or larger than a page")
         }
         return try located(at: offset) { () throws(FrameError) in

@@ -193,14 +193,21 @@ public final class WriteTransaction {
             let commitFrameSize = FileFormat.frameSize(storedLength: FileFormat.commitPayloadSize)
             // The previous commit frame is superseded by this one.
             let freed = space.freed + (base.end - base.offset)
+            // Added before the freed bytes are taken: those may include pages a loader wrote
+            // in this transaction, and leaf delta bases kept live. Only a damaged count in
+            // the commit before could make this negative.
+            let (gained, overflow) = base.record.liveBytes.addingReportingOverflow(
+                writer.bytesAppended + writer.keptBaseBytes + commitFrameSize
+            )
+            guard !overflow, gained >= freed else {
+                throw StoreError.corrupt(offset: base.offset, reason: "the commit's live bytes do not cover what this transaction freed")
+            }
             let record = CommitRecord(
                 catalogRoot: catalogRoot,
                 catalogCount: UInt64(catalog.count),
                 previousCommit: base.offset,
                 durableThrough: syncedThrough,
-                // Added before the freed bytes are taken: those may include pages a loader
-                // wrote in this transaction, and leaf delta bases kept live.
-                liveBytes: base.record.liveBytes + writer.bytesAppended + writer.keptBaseBytes + commitFrameSize - freed,
+                liveBytes: gained - freed,
                 firstFrame: base.end,
                 timestampMilliseconds: currentTimeMilliseconds()
             )
