@@ -120,8 +120,7 @@ struct CommitWriter {
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)
         }
-        var builder = RecordLayout.Builder()
-        try writer.records.putBatch(states.map { (StoreLayout.objectKey($0.id.number), writer.coder.encode($0, using: &builder)) })
+        try writer.records.putBatch(writer.coder.encodedRecords(states))
         try writeRelationships(of: states, olds, entity: writer.coder.entity)
         return []
     }

@@ -59,6 +59,23 @@ import MagicalStore
         }
     }
 
+    @Test(arguments: [0, 1, RecordCoder.statesPerPart - 1, RecordCoder.statesPerPart, 10_001])
+    func aBatchEncodedInPartsEqualsOneByOne(count: Int) throws {
+        let coder = try coder()
+        let entity = try #require(Self.model.entity(named: "Note"))
+        let states = (0..<count).map { index in
+            var state = ObjectState(id: ObjectID(entityName: "Note", number: Int64(index + 1)), entity: entity)
+            state.attributes = [.integer(Int64(index)), .string("title \(index)"), index % 3 == 0 ? .null : .string("body"), .double(Double(index) / 7), .null, .bool(index % 2 == 0)]
+            return state
+        }
+        let records = coder.encodedRecords(states)
+        #expect(records.count == count)
+        for (state, record) in zip(states, records) {
+            #expect(record.key == StoreLayout.objectKey(state.id.number))
+            #expect(record.value == coder.encode(state))
+        }
+    }
+
     /// O12: doubles and dates take the 4-byte compact forms exactly when those give the value
     /// back bit for bit, and every value reads back bit for bit.
     @Test func compactNumbersReadBackBitForBit() {
