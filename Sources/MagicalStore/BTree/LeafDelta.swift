@@ -18,8 +18,6 @@ struct LeafDelta: Sendable {
     /// Bytes the page holds for this beside its entries.
     var memoryCost: Int { changedEntries.count * 2 + removedKeys.count + 64 }
 
-    /// Value kind 2 of a delta entry: the key is removed (section 4.3).
-    static let removedKind: UInt8 = 2
 
     /// A delta frame's payload, read up to its entries (section 4.3).
     struct Parsed {
@@ -48,26 +46,10 @@ struct LeafDelta: Sendable {
         var entries: [Parsed.Entry] = []
         entries.reserveCapacity(Int(count))
         for index in 0..<Int(count) {
-            var slot = ByteReader(body, at: 2 + 2 * index)
-            guard let start = slot.read(UInt16.self) else { return nil }
-            var reader = ByteReader(body, at: Int(start))
-            guard let keyLength = reader.readVarint(), keyLength < 0x8000,
-                  let keyStart = reader.skip(keyLength),
-                  let kind = reader.read(UInt8.self)
-            else { return nil }
-            switch kind {
-            case 0:
-                guard let length = reader.readVarint(), length < UInt16.max, reader.skip(length) != nil else { return nil }
-            case 1:
-                guard reader.skip(16) != nil else { return nil }
-            case removedKind:
-                break
-            default:
-                return nil
-            }
+            guard let read = LeafLayoutEntry.read(body, entry: index, allowsRemoval: true) else { return nil }
             let entry = Parsed.Entry(
-                start: bodyStart + Int(start), end: bodyStart + reader.position, keyStart: bodyStart + keyStart,
-                keyLength: keyLength, isRemoval: kind == removedKind
+                start: bodyStart + read.start, end: bodyStart + read.end, keyStart: bodyStart + read.keyStart,
+                keyLength: read.keyLength, isRemoval: read.kind == LeafLayoutEntry.removedKind
             )
             if let previous = entries.last, compareBytes(key(of: previous, in: raw), key(of: entry, in: raw)) >= 0 {
                 return nil

@@ -383,7 +383,7 @@ struct LeafEntries {
                     let key = removedKeys[removals[item.index]]
                     payload.appendVarint(key.count)
                     payload.append(contentsOf: key)
-                    payload.append(LeafDelta.removedKind)
+                    payload.append(LeafLayoutEntry.removedKind)
                     removedBytes.appendVarint(key.count)
                     removedBytes.append(contentsOf: key)
                 } else {

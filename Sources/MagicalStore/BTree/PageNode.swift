@@ -84,33 +84,15 @@ final class PageNode: Sendable {
         var entries: [EntryLocation] = []
         entries.reserveCapacity(Int(count))
         for index in 0..<Int(count) {
-            var slot = ByteReader(raw, at: 2 + 2 * index)
-            guard let start = slot.read(UInt16.self) else { return nil }
-            var reader = ByteReader(raw, at: Int(start))
-            guard let keyLength = reader.readVarint(), keyLength < 0x8000,
-                  let keyStart = reader.skip(keyLength),
-                  let kind = reader.read(UInt8.self)
-            else { return nil }
-            let valueStart: Int
-            let valueLength: Int
-            switch kind {
-            case 0:
-                guard let length = reader.readVarint(), length < UInt16.max, let start = reader.skip(length) else { return nil }
-                valueStart = start
-                valueLength = length
-            case 1:
-                guard let start = reader.skip(16) else { return nil }
-                valueStart = start
-                valueLength = 16
-            default:
+            // Positions are 16-bit (F31): a payload past 64 KiB is refused, not truncated.
+            guard let entry = LeafLayoutEntry.read(raw, entry: index, allowsRemoval: false), entry.end <= Int(UInt16.max) else {
                 return nil
             }
-            // Positions are 16-bit (F12): a payload past 64 KiB is refused, not truncated.
-            guard valueStart + valueLength <= Int(UInt16.max) else { return nil }
             entries.append(EntryLocation(
-                keyPrefix: keyPrefix(UnsafeRawBufferPointer(rebasing: raw[keyStart..<keyStart + keyLength])),
-                keyStart: UInt16(keyStart), keyLength: UInt16(keyLength),
-                valueStart: UInt16(valueStart), valueLength: UInt16(valueLength), isOverflow: kind == 1
+                keyPrefix: keyPrefix(UnsafeRawBufferPointer(rebasing: raw[entry.keyStart..<entry.keyStart + entry.keyLength])),
+                keyStart: UInt16(entry.keyStart), keyLength: UInt16(entry.keyLength),
+                valueStart: UInt16(entry.valueStart), valueLength: UInt16(entry.valueLength),
+                isOverflow: entry.kind == LeafLayoutEntry.overflowKind
             ))
         }
         return (entries, [])
