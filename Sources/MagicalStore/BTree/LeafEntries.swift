@@ -328,15 +328,21 @@ struct LeafEntries {
     /// order, when that takes at most `limit` bytes.
     func encodeDelta(limit: Int, into payload: inout [UInt8]) -> LeafWrite {
         guard let base = deltaBase, !isRebuilt else { return .full }
+        let removals = removedKeysAbsent()
+        // Bytes of a delta entry: a changed entry's own, or a removal's key and kind byte.
+        func entryBytes(isRemoval: Bool, _ index: Int) -> Int {
+            isRemoval
+                ? varintSize(removals[index].count) + removals[index].count + 1
+                : Int(entries[index].end - entries[index].start)
+        }
         var changed: [UInt16] = []
         var size = FileFormat.leafDeltaHeaderSize + 2
         for (index, entry) in entries.enumerated() where entry.isChanged {
             changed.append(UInt16(index))
-            size += 2 + Int(entry.end - entry.start)
+            size += 2 + entryBytes(isRemoval: false, index)
             if size > limit { return .full }
         }
-        let removals = removedKeysAbsent()
-        for key in removals { size += 2 + varintSize(key.count) + key.count + 1 }
+        for index in removals.indices { size += 2 + entryBytes(isRemoval: true, index) }
         guard size <= limit else { return .full }
         guard !changed.isEmpty || !removals.isEmpty else { return .unchanged(base) }
 
@@ -369,12 +375,7 @@ struct LeafEntries {
         var offset = 2 + 2 * order.count
         for item in order {
             payload.appendLittleEndian(UInt16(offset))
-            if item.isRemoval {
-                let key = removals[item.index]
-                offset += varintSize(key.count) + key.count + 1
-            } else {
-                offset += Int(entries[item.index].end - entries[item.index].start)
-            }
+            offset += entryBytes(isRemoval: item.isRemoval, item.index)
         }
         var removedBytes: [UInt8] = []
         bytes.withUnsafeBytes { raw in
