@@ -13,12 +13,31 @@ struct DirectImporter {
     private let relationships: [ByKey?]
     /// Those of `relationships` imported by key.
     private let byKeys: [ByKey]
+    /// What the committing thread needs of the entity and of `byKeys`, apart from the
+    /// objects the reading thread uses for every record: a reference count both threads
+    /// change for every record bounces between the cores (a third of the reading thread's
+    /// time went to retains and releases).
+    private let entity: Entity
+    private let entityName: String
+    private let keyPosition: Int?
+    private let links: [Link]
+
+    /// A relationship of `byKeys` as the committing thread links it.
+    private struct Link {
+        let destination: Entity
+        let keyPosition: Int
+        let position: Int
+        /// The inverse to-many's position in `destination`'s relationships.
+        let inversePosition: Int?
+    }
 
     /// A to-one relationship whose targets are found by their entity's indexed key, with
     /// an inverse (if any) that objects join and leave without the object path's checks.
     fileprivate final class ByKey {
         let mapping: EntityImportMapping.RelationshipMapping
         let destination: Entity
+        /// `destination`'s name, for the reading thread (see ``DirectImporter/links``).
+        let destinationName: String
         let targetKey: EntityImportMapping.AttributeMapping
         /// The position of the inverse to-many in `destination`'s relationships.
         let inverse: (position: Int, relationship: RelationshipDescription)?
@@ -29,6 +48,7 @@ struct DirectImporter {
         ) {
             self.mapping = mapping
             self.destination = destination
+            destinationName = destination.name
             self.targetKey = targetKey
             self.inverse = inverse
         }
@@ -46,6 +66,12 @@ struct DirectImporter {
         self.mapping = mapping
         relationships = mapping.relationships.map { Self.byKey($0, model: context.model, mappings: mappings) }
         byKeys = relationships.compactMap { $0 }
+        self.entity = entity
+        entityName = entity.name
+        keyPosition = mapping.key?.position
+        links = byKeys.map {
+            Link(destination: $0.destination, keyPosition: $0.targetKey.position, position: $0.mapping.position, inversePosition: $0.inverse?.position)
+        }
     }
 
     private static func isFoundByIndexedKey(_ entity: Entity) -> Bool {
@@ -147,7 +173,7 @@ struct DirectImporter {
         for record in records {
             guard case .object(let object) = record.value else { continue }
             if let key = mapping.key, case .found(let json, _) = object.value(at: key.keyPaths, nullAsAbsent: true),
-               let value = try? Importer.convertKey(json, key, entity: mapping.entity.name, index: record.index) {
+               let value = try? Importer.convertKey(json, key, entity: entityName, index: record.index) {
                 ownKeys.insert(value)
             }
             for (index, byKey) in byKeys.enumerated() {
@@ -181,7 +207,9 @@ struct DirectImporter {
         fileprivate var keys: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
         fileprivate var attributes: [(position: Int, value: AttributeValue)] = []
         /// Per relationship given: the target's key, or nil to clear it.
-        fileprivate var targets: [(byKey: ByKey, key: AttributeValue?)] = []
+        /// Per relationship given: the target's key, or nil to clear it; `link`: the
+        /// relationship's place in `byKeys`.
+        fileprivate var targets: [(link: Int, key: AttributeValue?)] = []
         /// The keys looked up ahead, as of some commit.
         var lookup: ImportKeyLookup?
     }
@@ -220,7 +248,6 @@ struct DirectImporter {
 
     /// Plans `record`, its values appended to `planned`'s arrays.
     private func plan(_ record: ImportRecord, into planned: inout PlannedBatch) throws(ImportError) -> RecordPlan {
-        let entityName = mapping.entity.name
         guard case .object(let object) = record.value else {
             throw ImportError(entity: entityName, recordIndex: record.index, reason: .shape("a record must be a JSON object, not \(record.value.kindName)"))
         }
@@ -244,23 +271,24 @@ struct DirectImporter {
             }
         }
         let targetStart = planned.targets.count
-        for byKey in byKeys {
+        for (link, byKey) in byKeys.enumerated() {
             guard case .found(let value, _) = object.value(at: byKey.mapping.keyPaths, nullAsAbsent: options.nullAsAbsent) else { continue }
             switch value {
-            case .null: planned.targets.append((byKey, nil))
+            case .null: planned.targets.append((link, nil))
             case .object: continue
-            default: planned.targets.append((byKey, try Importer.convertKey(value, byKey.targetKey, entity: byKey.destination.name, index: record.index)))
+            default: planned.targets.append((link, try Importer.convertKey(value, byKey.targetKey, entity: byKey.destinationName, index: record.index)))
             }
         }
         return RecordPlan(key: key, attributes: attributeStart..<planned.attributes.count, targets: targetStart..<planned.targets.count)
     }
 
     private func apply(_ plan: RecordPlan, of planned: PlannedBatch, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
-        let index = batch.object(of: mapping.entity, keyedBy: mapping.key?.position, key: plan.key, result: &result)
+        let index = batch.object(of: entity, keyedBy: keyPosition, key: plan.key, result: &result)
         for (position, value) in planned.attributes[plan.attributes] { batch.entries[index].state.attributes[position] = value }
-        for (byKey, key) in planned.targets[plan.targets] {
-            let target = key.map { batch.object(of: byKey.destination, keyedBy: byKey.targetKey.position, key: $0, result: &result) }
-            batch.link(index, byKey.mapping.position, to: target, inverse: byKey.inverse)
+        for (link, key) in planned.targets[plan.targets] {
+            let link = links[link]
+            let target = key.map { batch.object(of: link.destination, keyedBy: link.keyPosition, key: $0, result: &result) }
+            batch.link(index, link.position, to: target, inversePosition: link.inversePosition)
         }
     }
 }
@@ -274,9 +302,18 @@ private struct DirectBatch {
         var state: ObjectState
         /// As stored; nil for an object the batch made.
         let stored: ObjectState?
+        /// Whether `stored` is there (asked per record: testing the optional copied the
+        /// state, retaining each of its arrays).
+        let isStored: Bool
         /// Found by key (not only left, like a person's previous department): the result
         /// counts it as updated or unchanged.
         var isFound = false
+
+        init(state: ObjectState, stored: ObjectState?) {
+            self.state = state
+            self.stored = stored
+            isStored = stored != nil
+        }
     }
 
     let store: ObjectStore
@@ -286,7 +323,8 @@ private struct DirectBatch {
     var known: [String: [AttributeValue: ObjectID]]
     /// Stored states of the objects found, as they were.
     var stored: [ObjectID: ObjectState]
-    /// Every object the batch found or made, in the order first touched.
+    /// Every object the batch found or made, in the order first touched (moved out by
+    /// ``changes(counting:)``).
     var entries: [Entry] = []
     /// Places in `entries`, by id.
     private var positions: [ObjectID: Int] = [:]
@@ -314,7 +352,7 @@ private struct DirectBatch {
     /// in the batch), else of a new one. `keyPosition`: the key attribute's position.
     mutating func object(of entity: Entity, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
         if let key, let id = known[entity.name]?[key], let index = touch(id) {
-            if entries[index].stored != nil { entries[index].isFound = true }
+            if entries[index].isStored { entries[index].isFound = true }
             return index
         }
         let id = ObjectID(entityName: entity.name, number: store.allocateNumber())
@@ -343,30 +381,32 @@ private struct DirectBatch {
     /// Sets to-one `position` of `source` to `target` (places in `entries`), moving
     /// `source` from its previous target's inverse to the new one's, as
     /// ``ManagedObject/setTargets`` does.
-    mutating func link(_ source: Int, _ position: Int, to target: Int?, inverse: (position: Int, relationship: RelationshipDescription)?) {
+    mutating func link(_ source: Int, _ position: Int, to target: Int?, inversePosition: Int?) {
         let targetID = target.map { entries[$0].state.id }
         guard case .toOne(let previous) = entries[source].state.relationships[position], previous != targetID else { return }
         entries[source].state.relationships[position] = .toOne(targetID)
-        guard let inverse else { return }
+        guard let inversePosition else { return }
         let sourceID = entries[source].state.id
         if let previous {
             // The previous target's members are not read: one that joined in this batch
             // leaves its additions, a stored one is deleted from the store's set.
-            let left = positions[previous].map { entries[$0].state.removeTarget(sourceID, at: inverse.position) } ?? false
-            if !left { removals.insert(RemovedTarget(owner: previous, position: inverse.position, target: sourceID)) }
+            let left = positions[previous].map { entries[$0].state.removeTarget(sourceID, at: inversePosition) } ?? false
+            if !left { removals.insert(RemovedTarget(owner: previous, position: inversePosition, target: sourceID)) }
         }
         if let target, let targetID {
             // Back where it is stored: the deletion is called off, nothing is added. (Most
             // batches remove nothing: no hashing then.)
-            if !removals.isEmpty, removals.remove(RemovedTarget(owner: targetID, position: inverse.position, target: sourceID)) != nil { return }
+            if !removals.isEmpty, removals.remove(RemovedTarget(owner: targetID, position: inversePosition, target: sourceID)) != nil { return }
             // Additions skip a member they hold already.
-            if case .toMany(let list) = entries[target].state.relationships[inverse.position], list.contains(sourceID) { return }
-            entries[target].state.appendTarget(sourceID, at: inverse.position)
+            if case .toMany(let list) = entries[target].state.relationships[inversePosition], list.contains(sourceID) { return }
+            entries[target].state.appendTarget(sourceID, at: inversePosition)
         }
     }
 
     /// The batch's commit: every object made, and every stored one it changed. Found
-    /// objects are counted as updated or unchanged, as the object path counts them.
+    /// objects are counted as updated or unchanged, as the object path counts them. The
+    /// states are moved out of `entries` (from the end, then put in order): copies
+    /// retained each state's arrays, long out of the cache by now.
     mutating func changes(counting result: inout ImportResult) -> ChangeSet {
         isWritten = Array(repeating: true, count: entries.count)
         var changes = ChangeSet()
@@ -375,22 +415,26 @@ private struct DirectBatch {
         changes.removedTargets = Array(removals)
         changes.storedBefore = StoredStates(transactionID: transactionID, states: stored, absentKeys: absentKeys)
         let leftOwners = Set(removals.map(\.owner))
-        for index in entries.indices {
-            guard let stored = entries[index].stored else {
-                changes.inserted.insert(entries[index].state.id)
-                changes.upserts.append(entries[index].state)
+        var index = entries.count
+        while let entry = entries.popLast() {
+            index -= 1
+            guard let stored = entry.stored else {
+                changes.inserted.insert(entry.state.id)
+                changes.upserts.append(entry.state)
                 continue
             }
-            let isChanged = entries[index].state != stored
-            if isChanged { changes.upserts.append(entries[index].state) }
+            let isChanged = entry.state != stored
             isWritten[index] = isChanged
-            guard entries[index].isFound else { continue }
-            if leftOwners.contains(stored.id) || (isChanged && entries[index].changedByContent) {
-                result.updated += 1
-            } else {
-                result.unchanged += 1
+            if entry.isFound {
+                if leftOwners.contains(stored.id) || (isChanged && entry.changedByContent) {
+                    result.updated += 1
+                } else {
+                    result.unchanged += 1
+                }
             }
+            if isChanged { changes.upserts.append(entry.state) }
         }
+        changes.upserts.reverse()
         return changes
     }
 }
