@@ -284,10 +284,11 @@ struct DirectImporter {
 
     private func apply(_ plan: RecordPlan, of planned: PlannedBatch, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
         let index = batch.object(of: entity, keyedBy: keyPosition, key: plan.key, result: &result)
-        for (position, value) in planned.attributes[plan.attributes] { batch.entries[index].state.attributes[position] = value }
-        for (link, key) in planned.targets[plan.targets] {
-            let link = links[link]
-            let target = key.map { batch.object(of: link.destination, keyedBy: link.keyPosition, key: $0, result: &result) }
+        // By index, not over slices: a slice retained the batch's array for every record.
+        batch.setAttributes(of: index, planned.attributes, plan.attributes)
+        for place in plan.targets {
+            let link = links[planned.targets[place].link]
+            let target = planned.targets[place].key.map { batch.object(of: link.destination, keyedBy: link.keyPosition, key: $0, result: &result) }
             batch.link(index, link.position, to: target, inversePosition: link.inversePosition)
         }
     }
@@ -363,6 +364,11 @@ private struct DirectBatch {
         }
         result.created += 1
         return append(Entry(state: state, stored: nil))
+    }
+
+    /// Sets the attributes `values[range]` (position and value) of the object at `index`.
+    mutating func setAttributes(of index: Int, _ values: [(position: Int, value: AttributeValue)], _ range: Range<Int>) {
+        for place in range { entries[index].state.attributes[values[place].position] = values[place].value }
     }
 
     /// The place of a found or made object; a stored one gets its entry the first time.
