@@ -21,10 +21,15 @@ struct DirectImporter {
     private let entityName: String
     private let keyPosition: Int?
     private let links: [Link]
+    /// The entities whose keys a batch looks up: `entity` first, then the links'
+    /// destinations, each once; a batch keeps a table of keys for each, by place here.
+    private let tableNames: [String]
 
     /// A relationship of `byKeys` as the committing thread links it.
     private struct Link {
         let destination: Entity
+        /// `destination`'s place in `tableNames`.
+        let table: Int
         let keyPosition: Int
         let position: Int
         /// The inverse to-many's position in `destination`'s relationships.
@@ -69,8 +74,14 @@ struct DirectImporter {
         self.entity = entity
         entityName = entity.name
         keyPosition = mapping.key?.position
-        links = byKeys.map {
-            Link(destination: $0.destination, keyPosition: $0.targetKey.position, position: $0.mapping.position, inversePosition: $0.inverse?.position)
+        var tableNames = [entity.name]
+        for byKey in byKeys where !tableNames.contains(byKey.destinationName) { tableNames.append(byKey.destinationName) }
+        self.tableNames = tableNames
+        links = byKeys.map { byKey in
+            Link(
+                destination: byKey.destination, table: tableNames.firstIndex(of: byKey.destinationName) ?? 0,
+                keyPosition: byKey.targetKey.position, position: byKey.mapping.position, inversePosition: byKey.inverse?.position
+            )
         }
     }
 
@@ -131,7 +142,7 @@ struct DirectImporter {
         } else {
             lookup = try ImportKeyLookup(planned.keys, in: snapshot)
         }
-        var batch = DirectBatch(lookup, store: store, capacity: planned.records.count)
+        var batch = DirectBatch(lookup, tableNames: tableNames, store: store, capacity: planned.records.count)
         result.recordsRead += planned.records.count
         for record in planned.records {
             switch record {
@@ -283,12 +294,14 @@ struct DirectImporter {
     }
 
     private func apply(_ plan: RecordPlan, of planned: PlannedBatch, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
-        let index = batch.object(of: entity, keyedBy: keyPosition, key: plan.key, result: &result)
+        let index = batch.object(of: entity, table: 0, keyedBy: keyPosition, key: plan.key, result: &result)
         // By index, not over slices: a slice retained the batch's array for every record.
         batch.setAttributes(of: index, planned.attributes, plan.attributes)
         for place in plan.targets {
             let link = links[planned.targets[place].link]
-            let target = planned.targets[place].key.map { batch.object(of: link.destination, keyedBy: link.keyPosition, key: $0, result: &result) }
+            let target = planned.targets[place].key.map {
+                batch.object(of: link.destination, table: link.table, keyedBy: link.keyPosition, key: $0, result: &result)
+            }
             batch.link(index, link.position, to: target, inversePosition: link.inversePosition)
         }
     }
@@ -306,22 +319,29 @@ private struct DirectBatch {
         /// Whether `stored` is there (asked per record: testing the optional copied the
         /// state, retaining each of its arrays).
         let isStored: Bool
+        /// Made with a key the look-up found absent (see ``ChangeSet/keyKnownAbsent``).
+        let hasAbsentKey: Bool
         /// Found by key (not only left, like a person's previous department): the result
         /// counts it as updated or unchanged.
         var isFound = false
 
-        init(state: ObjectState, stored: ObjectState?) {
+        init(state: ObjectState, stored: ObjectState?, hasAbsentKey: Bool = false) {
             self.state = state
             self.stored = stored
             isStored = stored != nil
+            self.hasAbsentKey = hasAbsentKey
         }
     }
 
     let store: ObjectStore
     /// The commit the look-up holds for.
     let transactionID: UInt64
-    /// Object ids by entity and key: found in the store, or made in this batch.
-    var known: [String: [AttributeValue: ObjectID]]
+    /// Names of the entities of `known`'s tables, by place.
+    let tableNames: [String]
+    /// Per entity of `tableNames`: by key, the object found in the store or made in this
+    /// batch, or that the store lacks the key. By place, not by name: a record probes two
+    /// tables, and hashing the names cost as much as the probes.
+    var known: [ImportKeyLookup.KeyTable]
     /// Stored states of the objects found, as they were.
     var stored: [ObjectID: ObjectState]
     /// Every object the batch found or made, in the order first touched (moved out by
@@ -331,39 +351,50 @@ private struct DirectBatch {
     private var positions: [ObjectID: Int] = [:]
     /// Members that left stored to-many relationships, written as deletions.
     var removals: Set<RemovedTarget> = []
-    /// Keys the look-up did not find in the store, by entity: the commit's uniqueness
-    /// check need not search for them again.
-    private let absentKeys: [String: Set<AttributeValue>]
     /// By place in `entries`: whether the commit writes the object (set by ``changes(counting:)``).
     private var isWritten: [Bool] = []
 
     /// `capacity`: the batch's records. Its tables are made that large at once, with room
     /// for some targets: growing them rehashed every entry again and again, and an array
     /// one entry too small doubled.
-    init(_ lookup: ImportKeyLookup, store: ObjectStore, capacity: Int) {
+    init(_ lookup: ImportKeyLookup, tableNames: [String], store: ObjectStore, capacity: Int) {
         self.store = store
+        self.tableNames = tableNames
         transactionID = lookup.transactionID
-        (known, stored, absentKeys) = lookup.take()
+        var tables: [String: ImportKeyLookup.KeyTable]
+        (tables, stored) = lookup.take()
+        known = tableNames.map { tables.removeValue(forKey: $0) ?? [:] }
         let withTargets = capacity + capacity / 16 + 64
         entries.reserveCapacity(withTargets)
         positions.reserveCapacity(withTargets)
     }
 
     /// The place in `entries` of the object of `entity` with `key` (found, or made earlier
-    /// in the batch), else of a new one. `keyPosition`: the key attribute's position.
-    mutating func object(of entity: Entity, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
-        if let key, let id = known[entity.name]?[key], let index = touch(id) {
-            if entries[index].isStored { entries[index].isFound = true }
-            return index
+    /// in the batch), else of a new one. `table`: the entity's place in `known`;
+    /// `keyPosition`: the key attribute's position.
+    mutating func object(of entity: Entity, table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
+        // One probe finds the key's answer; a new object is recorded in its place.
+        let slot = key.flatMap { known[table].index(forKey: $0) }
+        var hasAbsentKey = false
+        if let slot {
+            switch known[table].values[slot] {
+            case .object(let id):
+                if let index = touch(id) {
+                    if entries[index].isStored { entries[index].isFound = true }
+                    return index
+                }
+            case .absent:
+                hasAbsentKey = keyPosition != nil
+            }
         }
         let id = ObjectID(entityName: entity.name, number: store.allocateNumber())
         var state = ObjectState(id: id, entity: entity)
         if let position = keyPosition, let key {
             state.attributes[position] = key
-            known[entity.name, default: [:]][key] = id
+            if let slot { known[table].values[slot] = .object(id) } else { known[table][key] = .object(id) }
         }
         result.created += 1
-        return append(Entry(state: state, stored: nil))
+        return append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey))
     }
 
     /// Sets the attributes `values[range]` (position and value) of the object at `index`.
@@ -403,9 +434,10 @@ private struct DirectBatch {
             // Back where it is stored: the deletion is called off, nothing is added. (Most
             // batches remove nothing: no hashing then.)
             if !removals.isEmpty, removals.remove(RemovedTarget(owner: targetID, position: inversePosition, target: sourceID)) != nil { return }
-            // Additions skip a member they hold already.
-            if case .toMany(let list) = entries[target].state.relationships[inversePosition], list.contains(sourceID) { return }
-            entries[target].state.appendTarget(sourceID, at: inversePosition)
+            // Not among the target's members yet: one joins them in a batch only through its
+            // own to-one, which pointed elsewhere (the guard above), and leaves them when
+            // that changes. So neither a set of members nor a scan of them is needed.
+            entries[target].state.appendTarget(sourceID, at: inversePosition, isNew: true)
         }
     }
 
@@ -419,7 +451,8 @@ private struct DirectBatch {
         changes.upserts.reserveCapacity(entries.count)
         changes.inserted.reserveCapacity(entries.count)
         changes.removedTargets = Array(removals)
-        changes.storedBefore = StoredStates(transactionID: transactionID, states: stored, absentKeys: absentKeys)
+        changes.storedBefore = StoredStates(transactionID: transactionID, states: stored)
+        changes.keyKnownAbsent.reserveCapacity(entries.count)
         let leftOwners = Set(removals.map(\.owner))
         var index = entries.count
         while let entry = entries.popLast() {
@@ -427,6 +460,7 @@ private struct DirectBatch {
             guard let stored = entry.stored else {
                 changes.inserted.insert(entry.state.id)
                 changes.upserts.append(entry.state)
+                changes.keyKnownAbsent.append(entry.hasAbsentKey)
                 continue
             }
             let isChanged = entry.state != stored
@@ -438,9 +472,13 @@ private struct DirectBatch {
                     result.unchanged += 1
                 }
             }
-            if isChanged { changes.upserts.append(entry.state) }
+            if isChanged {
+                changes.upserts.append(entry.state)
+                changes.keyKnownAbsent.append(false)
+            }
         }
         changes.upserts.reverse()
+        changes.keyKnownAbsent.reverse()
         return changes
     }
 }
@@ -450,7 +488,7 @@ extension DirectBatch {
     /// look-up: the batch's tables, handed over.
     consuming func commit() -> ImportCommit {
         ImportCommit(
-            before: transactionID, known: known, positions: positions, isWritten: isWritten,
+            before: transactionID, known: Dictionary(uniqueKeysWithValues: zip(tableNames, known)), positions: positions, isWritten: isWritten,
             removalOwners: Set(removals.map(\.owner))
         )
     }

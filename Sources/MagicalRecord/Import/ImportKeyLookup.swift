@@ -8,18 +8,15 @@
 /// over whole to the batch (``take()``), never copied.
 final class ImportKeyLookup {
     typealias Wanted = [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)]
-    typealias Tables = (
-        known: [String: [AttributeValue: ObjectID]], stored: [ObjectID: ObjectState], absentKeys: [String: Set<AttributeValue>]
-    )
+    /// Per key looked up, by entity: what the index holds for it.
+    typealias KeyTable = [AttributeValue: IndexedKey]
+    typealias Tables = (known: [String: KeyTable], stored: [ObjectID: ObjectState])
 
     /// The commit the answer holds for.
     private(set) var transactionID: UInt64
-    /// Object ids by entity and key, of those found.
-    private var known: [String: [AttributeValue: ObjectID]] = [:]
+    private var known: [String: KeyTable] = [:]
     /// Stored states of the objects found, as they were.
     private var stored: [ObjectID: ObjectState] = [:]
-    /// Keys the index does not hold, by entity.
-    private var absentKeys: [String: Set<AttributeValue>] = [:]
 
     /// Looks up every key of `wanted` through each entity's key index in `snapshot`.
     init(_ wanted: Wanted, in snapshot: StoreSnapshot) throws(MagicalRecordError) {
@@ -31,19 +28,19 @@ final class ImportKeyLookup {
         for (entityName, (keys, key)) in wanted where !keys.isEmpty {
             guard let position = snapshot.store.model.entity(named: entityName)?.slot(ofAttribute: key.attribute.name) else { continue }
             // Taken out while filled: changed through the outer table, each entry was a copy.
-            var found = known.removeValue(forKey: entityName) ?? [:]
-            found.reserveCapacity(found.count + keys.count)
-            var absent = absentKeys.removeValue(forKey: entityName) ?? Set(minimumCapacity: keys.count)
+            var table = known.removeValue(forKey: entityName) ?? [:]
+            table.reserveCapacity(table.count + keys.count)
             // In no order: the look-up orders the index keys itself.
             try snapshot.statesByIndexedValue(entityName, key.attribute.name, Array(keys)) { value, states, isIndexed in
-                if !isIndexed { absent.insert(value) }
-                for state in states where found[state.attributes[position]] == nil {
-                    found[state.attributes[position]] = state.id
+                // Absent keys are in the table too: the batch finds an object's key and
+                // whether the store lacks it with one probe, and records it in place.
+                if !isIndexed { table[value] = .absent }
+                for state in states where table[state.attributes[position]] == nil {
+                    table[state.attributes[position]] = .object(state.id)
                     stored[state.id] = state
                 }
             }
-            known[entityName] = found
-            absentKeys[entityName] = absent
+            known[entityName] = table
         }
     }
 
@@ -58,22 +55,19 @@ final class ImportKeyLookup {
         transactionID = now
         var again: Wanted = [:]
         for (entityName, (keys, key)) in wanted {
-            let committedIDs = commit.known[entityName] ?? [:]
-            var found = known.removeValue(forKey: entityName) ?? [:]
-            var absent = absentKeys.removeValue(forKey: entityName) ?? []
+            let committed = commit.known[entityName] ?? [:]
+            var table = known.removeValue(forKey: entityName) ?? [:]
+            // The table walked in place (most of its keys are absent ones), the commit's
+            // table probed: a probe per key of each was twice the work.
             var stale = Set<AttributeValue>()
-            for key in keys {
-                let id = found[key]
-                guard committedIDs[key].map(commit.wrote) == true || id.map(commit.wrote) == true else { continue }
-                stale.insert(key)
-                if let id {
-                    found[key] = nil
-                    stored[id] = nil
-                }
-                absent.remove(key)
+            for (key, answer) in table where commit.wrote(answer) { stale.insert(key) }
+            if !committed.isEmpty {
+                for key in keys where committed[key].map(commit.wrote) == true { stale.insert(key) }
             }
-            known[entityName] = found
-            absentKeys[entityName] = absent
+            for key in stale {
+                if case .object(let id)? = table.removeValue(forKey: key) { stored[id] = nil }
+            }
+            known[entityName] = table
             if !stale.isEmpty { again[entityName] = (stale, key) }
         }
         try add(again, from: snapshot)
@@ -85,10 +79,17 @@ final class ImportKeyLookup {
         defer {
             known = [:]
             stored = [:]
-            absentKeys = [:]
         }
-        return (known, stored, absentKeys)
+        return (known, stored)
     }
+}
+
+/// What an entity's key index holds for a key, as a direct import batch knows it.
+enum IndexedKey: Sendable, Equatable {
+    /// No object has the key (as of the look-up).
+    case absent
+    /// The object the look-up found, or the batch made, with the key.
+    case object(ObjectID)
 }
 
 /// What one committed direct import batch changed, for bringing the next batch's
@@ -96,16 +97,18 @@ final class ImportKeyLookup {
 struct ImportCommit {
     /// The commit the batch's look-up held for; the batch's own is the next.
     let before: UInt64
-    /// Object ids by entity and key, of every object the batch found or made.
-    let known: [String: [AttributeValue: ObjectID]]
+    /// By entity and key: every object the batch found or made, and the keys it found absent.
+    let known: [String: ImportKeyLookup.KeyTable]
     /// Places of the batch's objects, and by place whether the commit wrote each.
     let positions: [ObjectID: Int]
     let isWritten: [Bool]
     /// Owners of to-manys the batch removed members from (written as deletions).
     let removalOwners: Set<ObjectID>
 
-    /// Whether the commit changed object `id`: wrote it, or removed members from it.
-    func wrote(_ id: ObjectID) -> Bool {
-        positions[id].map { isWritten[$0] } == true || removalOwners.contains(id)
+    /// Whether the commit changed the object `answer` names: wrote it, or removed members
+    /// from it.
+    func wrote(_ answer: IndexedKey) -> Bool {
+        guard case .object(let id) = answer else { return false }
+        return positions[id].map { isWritten[$0] } == true || removalOwners.contains(id)
     }
 }

@@ -13,6 +13,10 @@ struct ChangeSet: Sendable {
     /// The stored states of updated objects as the writer read them, when it has them:
     /// a commit made right after that read need not read them again.
     var storedBefore: StoredStates?
+    /// Per upsert (or empty: none known), whether the writer looked its key up as of
+    /// `storedBefore` and found no object with it, and no other upsert has it: the
+    /// commit's uniqueness check need not look for it, when no commit came between.
+    var keyKnownAbsent: [Bool] = []
 
     var isEmpty: Bool { upserts.isEmpty && deletes.isEmpty && removedTargets.isEmpty }
 }
@@ -21,9 +25,6 @@ struct ChangeSet: Sendable {
 struct StoredStates: Sendable {
     let transactionID: UInt64
     let states: [ObjectID: ObjectState]
-    /// Keys looked up in each entity's key index as of that transaction and not found, by
-    /// entity name: the commit need not look for them again.
-    var absentKeys: [String: Set<AttributeValue>] = [:]
 }
 
 /// A member that leaves an unordered to-many relationship.

@@ -23,17 +23,43 @@ struct CommitWriter {
         // addition (the import calls it off when the member comes back), so the order
         // changes nothing else.
         try deleteRemovedTargets(changes.removedTargets)
-        var byEntity: [String: [ObjectState]] = [:]
-        var entityOrder: [String] = []
-        for state in changes.upserts {
-            if byEntity[state.id.entityName] == nil { entityOrder.append(state.id.entityName) }
-            byEntity[state.id.entityName, default: []].append(state)
-        }
         var failures: [ValidationFailure] = []
-        for name in entityOrder {
-            failures += try write(byEntity[name] ?? [], inserted: changes.inserted, storedBefore: storedBefore)
+        for group in Self.groupedByEntity(changes, trustingKeys: storedBefore != nil) {
+            failures += try write(group, inserted: changes.inserted, storedBefore: storedBefore)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
+    }
+
+    /// One entity's upserts, and whether each one's key is known absent from the store.
+    private struct EntityUpserts {
+        let entityName: String
+        var states: [ObjectState] = []
+        var keyKnownAbsent: [Bool] = []
+    }
+
+    /// `changes`' upserts by entity, in the order each entity first appears. A run of one
+    /// entity's states (most of an import batch) is grouped without hashing its name.
+    /// Keys known absent count only when `trustingKeys` (no commit came between).
+    private static func groupedByEntity(_ changes: ChangeSet, trustingKeys: Bool) -> [EntityUpserts] {
+        let flags = trustingKeys && changes.keyKnownAbsent.count == changes.upserts.count ? changes.keyKnownAbsent : nil
+        var groups: [EntityUpserts] = []
+        var placeOfEntity: [String: Int] = [:]
+        var current = 0
+        for index in changes.upserts.indices {
+            let name = changes.upserts[index].id.entityName
+            if groups.isEmpty || groups[current].entityName != name {
+                if let place = placeOfEntity[name] {
+                    current = place
+                } else {
+                    current = groups.count
+                    placeOfEntity[name] = current
+                    groups.append(EntityUpserts(entityName: name))
+                }
+            }
+            groups[current].states.append(changes.upserts[index])
+            groups[current].keyKnownAbsent.append(flags?[index] ?? false)
+        }
+        return groups
     }
 
     /// Deletes members of unordered to-manys (each set is keyed by target), each
@@ -84,7 +110,8 @@ struct CommitWriter {
     /// caller abandons the transaction): a key must be unique in the state the save
     /// leaves, so every index entry that goes is removed before any key is checked, and
     /// two objects may swap keys or pass one on.
-    private func write(_ states: [ObjectState], inserted: Set<ObjectID>, storedBefore: StoredStates?) throws -> [ValidationFailure] {
+    private func write(_ upserts: EntityUpserts, inserted: Set<ObjectID>, storedBefore: StoredStates?) throws -> [ValidationFailure] {
+        let states = upserts.states
         guard let first = states.first else { return [] }
         let writer = try writer(first.id.entityName)
         let olds = try states.map { (state) throws -> ObjectState? in
@@ -115,7 +142,7 @@ struct CommitWriter {
             try index.tree.deleteBatch(removed)
             added.append(entries)
         }
-        failures += try duplicateKeys(writer, states, olds, absent: storedBefore?.absentKeys[first.id.entityName] ?? [])
+        failures += try duplicateKeys(writer, states, olds, keyKnownAbsent: upserts.keyKnownAbsent)
         guard failures.isEmpty else { return failures }
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)
@@ -155,19 +182,20 @@ struct CommitWriter {
 
     /// One failure per object whose new key another object holds: one stored and keeping
     /// its key, or one earlier in `states`. Checked after the save's old entries are gone;
-    /// the store is not searched for keys known to be `absent` from it.
+    /// keys known absent (``ChangeSet/keyKnownAbsent``) are neither searched for nor
+    /// compared with the others.
     private func duplicateKeys(
-        _ writer: EntityWriter, _ states: [ObjectState], _ olds: [ObjectState?], absent: Set<AttributeValue>
+        _ writer: EntityWriter, _ states: [ObjectState], _ olds: [ObjectState?], keyKnownAbsent: [Bool]
     ) throws -> [ValidationFailure] {
         guard let keyIndex = writer.key else { return [] }
         var failures: [ValidationFailure] = []
-        var claimed = Set<AttributeValue>(minimumCapacity: states.count)
-        for position in states.indices {
+        var claimed = Set<AttributeValue>()
+        for position in states.indices where !keyKnownAbsent[position] {
             let value = states[position].attributes[keyIndex.position]
             guard !value.isNull, olds[position]?.attributes[keyIndex.position] != value else { continue }
             let id = states[position].id
             var taken = !claimed.insert(value).inserted
-            if !taken, !absent.contains(value) {
+            if !taken {
                 try keyIndex.tree.scan(.prefix(StoreLayout.indexPrefix(value))) { key, _ in
                     guard case .int(let number)? = try KeyEncoding.decode(key).last, number != id.number else { return true }
                     taken = true

@@ -18,12 +18,13 @@ struct ObjectState: Sendable, Equatable {
     }
 
     /// Appends `target` to the to-many at `position`, in place (linking an inverse to a
-    /// large to-many must not copy it); one not read becomes `added`.
-    mutating func appendTarget(_ target: ObjectID, at position: Int) {
+    /// large to-many must not copy it); one not read becomes `added`. `isNew`: the caller
+    /// knows `target` is not among the additions (they are then not checked).
+    mutating func appendTarget(_ target: ObjectID, at position: Int, isNew: Bool = false) {
         // `guard case` releases the matched value at once, so the array bound here has one
         // owner once the state lets go of it (a `switch` would keep a second reference).
         guard case .toMany(var targets) = relationships[position] else {
-            appendAddition(target, at: position)
+            appendAddition(target, at: position, isNew: isNew)
             return
         }
         relationships[position] = .toMany([])
@@ -54,13 +55,13 @@ struct ObjectState: Sendable, Equatable {
         }
     }
 
-    private mutating func appendAddition(_ target: ObjectID, at position: Int) {
+    private mutating func appendAddition(_ target: ObjectID, at position: Int, isNew: Bool) {
         guard case .added(var targets) = relationships[position] else {
             if case .unloaded = relationships[position] { relationships[position] = .added(TargetAdditions([target])) }
             return
         }
         relationships[position] = .added(TargetAdditions())
-        targets.append(target)
+        if isNew { targets.appendNew(target) } else { targets.append(target) }
         relationships[position] = .added(targets)
     }
 
@@ -109,27 +110,43 @@ enum RelationshipState: Sendable, Equatable {
 
 /// The targets joined to a to-many that was not read, in order, with a set beside them:
 /// an import links thousands of objects to one department, each first checked for
-/// membership, which a scan of the array made quadratic.
+/// membership, which a scan of the array made quadratic. The set is made when first
+/// needed: the import without objects appends members it knows are new (``appendNew(_:)``),
+/// and hashing each cost more than the append.
 struct TargetAdditions: Sendable, Equatable {
     private(set) var ids: [ObjectID] = []
-    private var members: Set<ObjectID> = []
+    /// `ids` as a set, once a checked change needed it; nil until then.
+    private var members: Set<ObjectID>?
 
     init(_ ids: [ObjectID] = []) {
         for id in ids { append(id) }
     }
 
-    func contains(_ id: ObjectID) -> Bool { members.contains(id) }
+    /// Without the set (additions made by ``appendNew(_:)`` only), a scan of `ids`.
+    func contains(_ id: ObjectID) -> Bool { members?.contains(id) ?? ids.contains(id) }
 
     /// Adds `id` at the end unless it is already there.
     mutating func append(_ id: ObjectID) {
-        guard members.insert(id).inserted else { return }
+        makeMembers()
+        guard members?.insert(id).inserted == true else { return }
         ids.append(id)
+    }
+
+    /// Adds `id` at the end: the caller knows it is not there.
+    mutating func appendNew(_ id: ObjectID) {
+        ids.append(id)
+        members?.insert(id)
     }
 
     /// Takes `id` out (a linear search: removals are rare next to additions).
     mutating func remove(_ id: ObjectID) {
-        guard members.remove(id) != nil, let index = ids.firstIndex(of: id) else { return }
+        makeMembers()
+        guard members?.remove(id) != nil, let index = ids.firstIndex(of: id) else { return }
         ids.remove(at: index)
+    }
+
+    private mutating func makeMembers() {
+        if members == nil { members = Set(ids) }
     }
 
     static func == (left: TargetAdditions, right: TargetAdditions) -> Bool { left.ids == right.ids }

@@ -69,7 +69,8 @@ import Testing
         var changes = ChangeSet()
         changes.upserts = [state]
         changes.inserted = [state.id]
-        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [:], absentKeys: ["Employee": [.integer(7)]])
+        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [:])
+        changes.keyKnownAbsent = [true]
         let failure = fetchFailure { () throws(MagicalRecordError) in try stack.store.commit(changes) }
         guard case .validation(let failures)? = failure, case .duplicateKey(attribute: "employeeID", value: .integer(7))? = failures.first?.reason else {
             Issue.record("expected a duplicate key, got \(String(describing: failure))")
