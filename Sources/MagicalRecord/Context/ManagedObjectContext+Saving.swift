@@ -91,14 +91,14 @@ extension ManagedObjectContext {
     private func makeChangeSet(_ changed: [ManagedObject]) -> ChangeSet {
         var changes = ChangeSet()
         changes.upserts.reserveCapacity(changed.count)
-        changes.inserted.reserveCapacity(insertedIDs.count)
+        changes.upsertFlags.reserveCapacity(changed.count)
         for object in changed {
             let id = object.objectID
             if object.isDeletedInContext {
                 if !insertedIDs.contains(id) { changes.deletes.append(id) }
             } else {
                 changes.upserts.append(object.state)
-                if insertedIDs.contains(id) { changes.inserted.insert(id) }
+                changes.upsertFlags.append(insertedIDs.contains(id) ? .inserted : [])
             }
         }
         return changes
@@ -107,7 +107,7 @@ extension ManagedObjectContext {
     /// Takes a child's saved changes as this context's own unsaved ones.
     func absorb(_ changes: ChangeSet) {
         withLock {
-            for state in changes.upserts {
+            for (index, state) in changes.upserts.enumerated() {
                 let object: ManagedObject
                 if let registered = registeredObject(state.id) {
                     object = registered
@@ -118,7 +118,7 @@ extension ManagedObjectContext {
                     continue
                 }
                 object.isDeletedInContext = false
-                if changes.inserted.contains(state.id) { insertedIDs.insert(state.id) }
+                if changes.flags(at: index).contains(.inserted) { insertedIDs.insert(state.id) }
                 noteChanged(object)
             }
             for id in changes.deletes {

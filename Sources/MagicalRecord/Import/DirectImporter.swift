@@ -319,7 +319,7 @@ private struct DirectBatch {
         /// Whether `stored` is there (asked per record: testing the optional copied the
         /// state, retaining each of its arrays).
         let isStored: Bool
-        /// Made with a key the look-up found absent (see ``ChangeSet/keyKnownAbsent``).
+        /// Made with a key the look-up found absent (see ``UpsertFlags/keyKnownAbsent``).
         let hasAbsentKey: Bool
         /// Found by key (not only left, like a person's previous department): the result
         /// counts it as updated or unchanged.
@@ -443,43 +443,45 @@ private struct DirectBatch {
 
     /// The batch's commit: every object made, and every stored one it changed. Found
     /// objects are counted as updated or unchanged, as the object path counts them. The
-    /// states are moved out of `entries` (from the end, then put in order): copies
-    /// retained each state's arrays, long out of the cache by now.
+    /// states are moved out of `entries`: copies retained each state's arrays, long out
+    /// of the cache by now.
     mutating func changes(counting result: inout ImportResult) -> ChangeSet {
         isWritten = Array(repeating: true, count: entries.count)
         var changes = ChangeSet()
         changes.upserts.reserveCapacity(entries.count)
-        changes.inserted.reserveCapacity(entries.count)
         changes.removedTargets = Array(removals)
         changes.storedBefore = StoredStates(transactionID: transactionID, states: stored)
-        changes.keyKnownAbsent.reserveCapacity(entries.count)
+        changes.upsertFlags.reserveCapacity(entries.count)
         let leftOwners = Set(removals.map(\.owner))
-        var index = entries.count
-        while let entry = entries.popLast() {
-            index -= 1
-            guard let stored = entry.stored else {
-                changes.inserted.insert(entry.state.id)
-                changes.upserts.append(entry.state)
-                changes.keyKnownAbsent.append(entry.hasAbsentKey)
+        for index in entries.indices {
+            guard entries[index].isStored else {
+                changes.upsertFlags.append(entries[index].hasAbsentKey ? [.inserted, .keyKnownAbsent] : .inserted)
+                changes.upserts.append(takeState(at: index))
                 continue
             }
-            let isChanged = entry.state != stored
+            let isChanged = entries[index].isChanged
             isWritten[index] = isChanged
-            if entry.isFound {
-                if leftOwners.contains(stored.id) || (isChanged && entry.changedByContent) {
+            if entries[index].isFound {
+                if leftOwners.contains(entries[index].state.id) || (isChanged && entries[index].changedByContent) {
                     result.updated += 1
                 } else {
                     result.unchanged += 1
                 }
             }
             if isChanged {
-                changes.upserts.append(entry.state)
-                changes.keyKnownAbsent.append(false)
+                changes.upsertFlags.append([])
+                changes.upserts.append(takeState(at: index))
             }
         }
-        changes.upserts.reverse()
-        changes.keyKnownAbsent.reverse()
+        entries.removeAll()
         return changes
+    }
+
+    /// The state of entry `index`, moved out (an empty state is left in its place).
+    private mutating func takeState(at index: Int) -> ObjectState {
+        var state = ObjectState(id: entries[index].state.id, attributes: [], relationships: [])
+        swap(&state, &entries[index].state)
+        return state
     }
 }
 
@@ -495,6 +497,9 @@ extension DirectBatch {
 }
 
 private extension DirectBatch.Entry {
+    /// Whether the state differs from the stored one (true for an object the batch made).
+    var isChanged: Bool { stored.map { state != $0 } ?? true }
+
     /// Whether the batch changed the object by content, as the object path counts: a
     /// stored member that left is counted by the caller; additions emptied again are no
     /// change.

@@ -4,8 +4,9 @@ struct ChangeSet: Sendable {
     /// Inserted or updated objects, in the order they were first changed. A to-many that
     /// is `unloaded` was not changed.
     var upserts: [ObjectState] = []
-    /// Those of `upserts` that are new: no stored record to replace.
-    var inserted: Set<ObjectID> = []
+    /// What the writer knows of each of `upserts`, by position (flags, not sets of ids: an
+    /// import hands over tens of thousands at once); empty when none has any.
+    var upsertFlags: [UpsertFlags] = []
     var deletes: [ObjectID] = []
     /// Members taken out of unordered to-many relationships that were not read (an
     /// import moving objects between targets without loading the targets' members).
@@ -13,12 +14,25 @@ struct ChangeSet: Sendable {
     /// The stored states of updated objects as the writer read them, when it has them:
     /// a commit made right after that read need not read them again.
     var storedBefore: StoredStates?
-    /// Per upsert (or empty: none known), whether the writer looked its key up as of
-    /// `storedBefore` and found no object with it, and no other upsert has it: the
-    /// commit's uniqueness check need not look for it, when no commit came between.
-    var keyKnownAbsent: [Bool] = []
 
     var isEmpty: Bool { upserts.isEmpty && deletes.isEmpty && removedTargets.isEmpty }
+
+    /// The flags of upsert `index`.
+    func flags(at index: Int) -> UpsertFlags {
+        index < upsertFlags.count ? upsertFlags[index] : []
+    }
+}
+
+/// What a writer knows of one upsert of a ``ChangeSet``.
+struct UpsertFlags: OptionSet, Sendable {
+    let rawValue: UInt8
+
+    /// The object is new: no stored record to replace.
+    static let inserted = UpsertFlags(rawValue: 1)
+    /// The writer looked the object's key up as of ``ChangeSet/storedBefore`` and found no
+    /// object with it, and no other upsert has it: the commit's uniqueness check need not
+    /// look for it, when no commit came between.
+    static let keyKnownAbsent = UpsertFlags(rawValue: 2)
 }
 
 /// Objects' stored states as of one committed transaction.

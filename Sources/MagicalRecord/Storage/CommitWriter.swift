@@ -25,23 +25,23 @@ struct CommitWriter {
         try deleteRemovedTargets(changes.removedTargets)
         var failures: [ValidationFailure] = []
         for group in Self.groupedByEntity(changes, trustingKeys: storedBefore != nil) {
-            failures += try write(group, inserted: changes.inserted, storedBefore: storedBefore)
+            failures += try write(group, storedBefore: storedBefore)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
     }
 
-    /// One entity's upserts, and whether each one's key is known absent from the store.
+    /// One entity's upserts, with their flags.
     private struct EntityUpserts {
         let entityName: String
         var states: [ObjectState] = []
-        var keyKnownAbsent: [Bool] = []
+        var flags: [UpsertFlags] = []
     }
 
     /// `changes`' upserts by entity, in the order each entity first appears. A run of one
     /// entity's states (most of an import batch) is grouped without hashing its name.
     /// Keys known absent count only when `trustingKeys` (no commit came between).
     private static func groupedByEntity(_ changes: ChangeSet, trustingKeys: Bool) -> [EntityUpserts] {
-        let flags = trustingKeys && changes.keyKnownAbsent.count == changes.upserts.count ? changes.keyKnownAbsent : nil
+        let kept: UpsertFlags = trustingKeys ? [.inserted, .keyKnownAbsent] : .inserted
         var groups: [EntityUpserts] = []
         var placeOfEntity: [String: Int] = [:]
         var current = 0
@@ -57,7 +57,7 @@ struct CommitWriter {
                 }
             }
             groups[current].states.append(changes.upserts[index])
-            groups[current].keyKnownAbsent.append(flags?[index] ?? false)
+            groups[current].flags.append(changes.flags(at: index).intersection(kept))
         }
         return groups
     }
@@ -110,14 +110,15 @@ struct CommitWriter {
     /// caller abandons the transaction): a key must be unique in the state the save
     /// leaves, so every index entry that goes is removed before any key is checked, and
     /// two objects may swap keys or pass one on.
-    private func write(_ upserts: EntityUpserts, inserted: Set<ObjectID>, storedBefore: StoredStates?) throws -> [ValidationFailure] {
+    private func write(_ upserts: EntityUpserts, storedBefore: StoredStates?) throws -> [ValidationFailure] {
         let states = upserts.states
         guard let first = states.first else { return [] }
         let writer = try writer(first.id.entityName)
-        let olds = try states.map { (state) throws -> ObjectState? in
-            guard !inserted.contains(state.id) else { return nil }
-            if let old = storedBefore?.states[state.id] { return old }
-            return try writer.records.get(StoreLayout.objectKey(state.id.number)).map { try writer.coder.decode($0, number: state.id.number) }
+        let olds = try states.indices.map { (index) throws -> ObjectState? in
+            guard !upserts.flags[index].contains(.inserted) else { return nil }
+            let id = states[index].id
+            if let old = storedBefore?.states[id] { return old }
+            return try writer.records.get(StoreLayout.objectKey(id.number)).map { try writer.coder.decode($0, number: id.number) }
         }
         var added: [[(key: [UInt8], value: [UInt8])]] = []
         var failures: [ValidationFailure] = []
@@ -142,7 +143,7 @@ struct CommitWriter {
             try index.tree.deleteBatch(removed)
             added.append(entries)
         }
-        failures += try duplicateKeys(writer, states, olds, keyKnownAbsent: upserts.keyKnownAbsent)
+        failures += try duplicateKeys(writer, states, olds, flags: upserts.flags)
         guard failures.isEmpty else { return failures }
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)
@@ -182,15 +183,15 @@ struct CommitWriter {
 
     /// One failure per object whose new key another object holds: one stored and keeping
     /// its key, or one earlier in `states`. Checked after the save's old entries are gone;
-    /// keys known absent (``ChangeSet/keyKnownAbsent``) are neither searched for nor
+    /// keys known absent (``UpsertFlags/keyKnownAbsent``) are neither searched for nor
     /// compared with the others.
     private func duplicateKeys(
-        _ writer: EntityWriter, _ states: [ObjectState], _ olds: [ObjectState?], keyKnownAbsent: [Bool]
+        _ writer: EntityWriter, _ states: [ObjectState], _ olds: [ObjectState?], flags: [UpsertFlags]
     ) throws -> [ValidationFailure] {
         guard let keyIndex = writer.key else { return [] }
         var failures: [ValidationFailure] = []
         var claimed = Set<AttributeValue>()
-        for position in states.indices where !keyKnownAbsent[position] {
+        for position in states.indices where !flags[position].contains(.keyKnownAbsent) {
             let value = states[position].attributes[keyIndex.position]
             guard !value.isNull, olds[position]?.attributes[keyIndex.position] != value else { continue }
             let id = states[position].id

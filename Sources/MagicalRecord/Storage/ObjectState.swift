@@ -56,11 +56,13 @@ struct ObjectState: Sendable, Equatable {
     }
 
     private mutating func appendAddition(_ target: ObjectID, at position: Int, isNew: Bool) {
-        guard case .added(var targets) = relationships[position] else {
-            if case .unloaded = relationships[position] { relationships[position] = .added(TargetAdditions([target])) }
-            return
+        var targets: TargetAdditions
+        switch relationships[position] {
+        case .added(let current): targets = current
+        case .unloaded: targets = TargetAdditions()
+        case .toOne, .toMany: return
         }
-        relationships[position] = .added(TargetAdditions())
+        relationships[position] = .unloaded
         if isNew { targets.appendNew(target) } else { targets.append(target) }
         relationships[position] = .added(targets)
     }

@@ -68,9 +68,8 @@ import Testing
         state.attributes[try #require(entity.slot(ofAttribute: "employeeID"))] = .integer(7)
         var changes = ChangeSet()
         changes.upserts = [state]
-        changes.inserted = [state.id]
+        changes.upsertFlags = [[.inserted, .keyKnownAbsent]]
         changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [:])
-        changes.keyKnownAbsent = [true]
         let failure = fetchFailure { () throws(MagicalRecordError) in try stack.store.commit(changes) }
         guard case .validation(let failures)? = failure, case .duplicateKey(attribute: "employeeID", value: .integer(7))? = failures.first?.reason else {
             Issue.record("expected a duplicate key, got \(String(describing: failure))")
