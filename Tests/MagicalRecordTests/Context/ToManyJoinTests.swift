@@ -100,6 +100,23 @@ import Testing
         #expect(additions == TargetAdditions([ids[2], ids[0], ids[4]]))
         #expect(additions != TargetAdditions([ids[0], ids[2], ids[4]]), "order counts")
     }
+
+    /// Members appended as known new (the import's way, without a set of members) answer
+    /// membership, and a checked change after them sees every one.
+    @Test func membersAppendedAsNewAreFoundAndCheckedLater() {
+        let ids = (1...6).map { ObjectID(entityName: "Employee", number: $0) }
+        var additions = TargetAdditions()
+        for id in ids.prefix(4) { additions.appendNew(id) }
+        #expect(additions.contains(ids[3]) && !additions.contains(ids[4]))
+        additions.append(ids[1])
+        additions.remove(ids[0])
+        additions.appendNew(ids[4])
+        additions.append(ids[4])
+        #expect(additions.ids == [ids[1], ids[2], ids[3], ids[4]])
+        #expect(additions.contains(ids[4]) && !additions.contains(ids[0]))
+        additions.remove(ids[4])
+        #expect(!additions.contains(ids[4]) && additions == TargetAdditions([ids[1], ids[2], ids[3]]))
+    }
 }
 
 extension RelationshipState {
