@@ -74,9 +74,11 @@ struct LeafDelta: Sendable {
         var changedEntries: [UInt16] = []
         var removedKeys: [UInt8] = []
         var baseIndex = 0
+        // The base's entries below `key`, found by a search, not a comparison per entry: a
+        // delta changes a few entries of hundreds.
         func takeBase(below key: UnsafeRawBufferPointer?) {
-            while baseIndex < base.entries.count {
-                if let key, base.compareKey(at: baseIndex, with: key) >= 0 { return }
+            let stop = key.map { max(baseIndex, base.lowerBound($0)) } ?? base.entries.count
+            while baseIndex < stop {
                 let location = base.entries[baseIndex]
                 let keyStart = Int(location.keyStart)
                 pieces.append((false, keyStart - varintSize(Int(location.keyLength)), Int(location.valueStart) + Int(location.valueLength)))
@@ -109,11 +111,24 @@ struct LeafDelta: Sendable {
             payload.appendLittleEndian(UInt16(offset))
             offset += piece.end - piece.start
         }
+        // Pieces that follow each other in one source are copied at once: a base's
+        // unchanged entries lie end to end.
         base.payload.withUnsafeBytes { basePayload in
-            for piece in pieces {
-                let source = piece.fromDelta ? raw : basePayload
-                payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[piece.start..<piece.end]))
+            var run: (fromDelta: Bool, start: Int, end: Int)?
+            func copyRun() {
+                guard let run else { return }
+                let source = run.fromDelta ? raw : basePayload
+                payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[run.start..<run.end]))
             }
+            for piece in pieces {
+                if let current = run, piece.fromDelta == current.fromDelta, piece.start == current.end {
+                    run?.end = piece.end
+                    continue
+                }
+                copyRun()
+                run = piece
+            }
+            copyRun()
         }
         return (payload, LeafDelta(base: parsed.base, changedEntries: changedEntries, removedKeys: removedKeys))
     }
