@@ -44,16 +44,43 @@ import Testing
         try store.close()
     }
 
-    @Test func pagesCopiedForACommitAreNotCached() throws {
+    /// A scattered batch copies every leaf, and the next batch reads them all again: the
+    /// copies it wrote stay cached in place of the pages they replace, never beside them.
+    @Test func aCommitsCopiesTakeThePlaceOfThePagesTheyReplace() throws {
         let directory = TemporaryDirectory()
         try Self.makeStore(in: directory).close()
         let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, cacheBytes: 64 << 20))
+        try Self.readAll(store)
+        let oldTree = try Self.cachedBytes(store)
         try Self.rewriteEverything(store, value: 3)
-        // What the commit wrote last is kept; the pages it copied, all of the old tree, are not.
         let afterRewrite = try Self.cachedBytes(store)
         try Self.readAll(store)
-        let wholeTree = try Self.cachedBytes(store)
-        #expect(afterRewrite < wholeTree / 2)
+        let newTree = try Self.cachedBytes(store)
+        #expect(afterRewrite > newTree / 2, "the copies are cached")
+        #expect(newTree < oldTree * 9 / 5, "the old pages are not (the new tree is a sixth larger)")
+        try store.close()
+    }
+
+    /// What a transaction keeps of the copies it writes before its commit stops at a
+    /// quarter of the cache (give or take one round of leaves): a batch of any size holds
+    /// no more until it commits.
+    @Test func copiesKeptBeforeTheCommitStopAtAQuarterOfTheCache() throws {
+        let directory = TemporaryDirectory()
+        try Self.makeStore(in: directory).close()
+        let cacheBytes = 256 << 10
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, cacheBytes: cacheBytes))
+        var random = SeededGenerator(seed: 5)
+        try store.write { transaction in
+            let tree = try transaction.tree("tree")
+            for round in 0..<4 {
+                let batch = (0..<Self.entries).map { (numberKey($0 * 2), [UInt8](repeating: UInt8(round + 10), count: 40)) }.shuffled(using: &random)
+                try tree.putBatch(batch)
+            }
+            let writer = try transaction.pageWriter()
+            let kept = writer.writtenPages.reduce(0) { $0 + $1.memoryCost }
+            let oneRound = MutableTree.leavesPerSpill * (1024 + 1024)
+            #expect(kept > 0 && kept <= cacheBytes / 4 + oneRound)
+        }
         try store.close()
     }
 

@@ -21,13 +21,13 @@ final class LogWriter {
     /// Pages written, to be cached once the commit succeeds (their offsets are reused if
     /// it fails, so caching them earlier could serve stale pages).
     private(set) var writtenPages: [PageNode] = []
-    /// Off for compaction, which writes a whole store, and for a transaction's loaders,
-    /// which write whole trees: too much to hold in memory.
-    var retainsPages: Bool
+    var retention: PageRetention
+    /// Memory the pages kept under ``PageRetention/copies(upTo:)`` hold.
+    private var retainedBytes = 0
     private static let flushThreshold = 4 << 20
 
-    init(file: StoreFile, transaction: UInt64, position: UInt64, compress: Bool, retainsPages: Bool = true) {
-        self.retainsPages = retainsPages
+    init(file: StoreFile, transaction: UInt64, position: UInt64, compress: Bool, retention: PageRetention = .all) {
+        self.retention = retention
         self.file = file
         self.transaction = transaction
         self.position = position
@@ -148,13 +148,16 @@ final class LogWriter {
     private struct EncodedLeaf {
         var write = LeafEntries.LeafWrite.full
         var frame: [UInt8] = []
+        /// The whole leaf, for the page kept when `isRetained`.
         var payload: [UInt8] = []
+        var isRetained = false
     }
 
     /// Encodes a leaf as a delta of its base when small enough, else in full (F29). Reads
     /// only constants of the writer, so leaves encode on several threads at once.
     private func encodeLeaf(_ entries: LeafEntries) -> EncodedLeaf {
         var encoded = EncodedLeaf()
+        encoded.isRetained = retains(entries)
         var payload: [UInt8] = []
         encoded.write = entries.encodeDelta(limit: FileFormat.leafDeltaLimit(pageSize: file.pageSize), into: &payload)
         let type: FrameType
@@ -163,7 +166,7 @@ final class LogWriter {
             return encoded
         case .delta:
             type = .leafDelta
-            if retainsPages { entries.encode(into: &encoded.payload) }
+            if encoded.isRetained { entries.encode(into: &encoded.payload) }
         case .full:
             type = .leaf
             entries.encode(into: &payload)
@@ -173,6 +176,17 @@ final class LogWriter {
             _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compress: compress, to: &encoded.frame)
         }
         return encoded
+    }
+
+    /// Whether the page of a leaf written now is kept (read-only: called from the tasks
+    /// encoding a round of leaves; a round's pages are counted after it, so the limit may
+    /// be passed by one round).
+    private func retains(_ entries: LeafEntries) -> Bool {
+        switch retention {
+        case .none: return false
+        case .all: return true
+        case .copies(let limit): return entries.deltaBase != nil && retainedBytes < limit
+        }
     }
 
     /// Appends an encoded leaf; returns its page offset (its base's when unchanged).
@@ -189,11 +203,12 @@ final class LogWriter {
             break
         }
         let offset = try appendFrame(encoded.frame)
-        if retainsPages, let page = try? PageNode(
+        if encoded.isRetained, let page = try? PageNode(
             offset: offset, frameSize: UInt64(encoded.frame.count), transaction: transaction, isLeaf: true,
             payload: encoded.payload, delta: delta
         ) {
             writtenPages.append(page)
+            retainedBytes += page.memoryCost
         }
         return offset
     }
@@ -210,11 +225,26 @@ final class LogWriter {
 
     private func appendBranch() throws -> UInt64 {
         let (offset, size) = try append(.branch, payload: scratch)
-        if retainsPages, let page = try? PageNode(offset: offset, frameSize: size, transaction: transaction, isLeaf: false, payload: scratch) {
+        if case .all = retention, let page = try? PageNode(offset: offset, frameSize: size, transaction: transaction, isLeaf: false, payload: scratch) {
             writtenPages.append(page)
         }
         return offset
     }
+}
+
+/// Which pages a ``LogWriter`` keeps, to be cached when the commit succeeds.
+enum PageRetention {
+    /// None: compaction writes a whole store, too much to hold in memory.
+    case none
+    /// Every page: a commit's own.
+    case all
+    /// Leaves copied from a page (their entries descend from one), among those written
+    /// before the commit, until they hold `limit` bytes of memory: a batch of scattered
+    /// keys changes most leaves of a tree, and the next batch reads them again, while a
+    /// loader's leaves, and a split's new ones, are not read again soon. Each replaces a
+    /// cached page the commit supersedes; the limit bounds what a batch of any size holds
+    /// until its commit.
+    case copies(upTo: Int)
 }
 
 /// What the tasks of one `concurrentPerform` share: leaves they only read, a buffer each

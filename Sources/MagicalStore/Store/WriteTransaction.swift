@@ -94,7 +94,8 @@ public final class WriteTransaction {
         if let earlyWriter { return earlyWriter }
         let (file, _) = try store.writerSnapshot()
         let writer = LogWriter(
-            file: file, transaction: transactionID, position: base.end, compress: store.options.compression, retainsPages: false
+            file: file, transaction: transactionID, position: base.end, compress: store.options.compression,
+            retention: .copies(upTo: store.options.cacheBytes / 4)
         )
         earlyWriter = writer
         return writer
@@ -179,8 +180,9 @@ public final class WriteTransaction {
             throw error
         }
         let writer = earlyWriter ?? LogWriter(file: file, transaction: transactionID, position: base.end, compress: store.options.compression)
-        // The commit's own pages are cached as usual, a loader's were not kept.
-        writer.retainsPages = true
+        // The commit's own pages are cached as usual (of those written before, only copies
+        // were kept).
+        writer.retention = .all
         for load in loads where !load.isLoaded { space.freed += load.bytesWritten }
         let full = store.options.durability == .full
         var syncing = false
