@@ -454,15 +454,16 @@ private struct DirectBatch {
         changes.upsertFlags.reserveCapacity(entries.count)
         let leftOwners = Set(removals.map(\.owner))
         for index in entries.indices {
-            guard entries[index].isStored else {
-                changes.upsertFlags.append(entries[index].hasAbsentKey ? [.inserted, .keyKnownAbsent] : .inserted)
-                changes.upserts.append(takeState(at: index))
+            var entry = takeEntry(at: index)
+            guard let stored = entry.stored else {
+                changes.upsertFlags.append(entry.hasAbsentKey ? [.inserted, .keyKnownAbsent] : .inserted)
+                changes.upserts.append(entry.takeState())
                 continue
             }
-            let isChanged = entries[index].isChanged
+            let isChanged = entry.state != stored
             isWritten[index] = isChanged
-            if entries[index].isFound {
-                if leftOwners.contains(entries[index].state.id) || (isChanged && entries[index].changedByContent) {
+            if entry.isFound {
+                if leftOwners.contains(stored.id) || (isChanged && entry.changedByContent) {
                     result.updated += 1
                 } else {
                     result.unchanged += 1
@@ -470,18 +471,19 @@ private struct DirectBatch {
             }
             if isChanged {
                 changes.upsertFlags.append([])
-                changes.upserts.append(takeState(at: index))
+                changes.upserts.append(entry.takeState())
             }
         }
         entries.removeAll()
         return changes
     }
 
-    /// The state of entry `index`, moved out (an empty state is left in its place).
-    private mutating func takeState(at index: Int) -> ObjectState {
-        var state = ObjectState(id: entries[index].state.id, attributes: [], relationships: [])
-        swap(&state, &entries[index].state)
-        return state
+    /// Entry `index`, moved out (an empty one is left in its place): read through the
+    /// array, each entry was copied, retaining every array of both its states.
+    private mutating func takeEntry(at index: Int) -> Entry {
+        var entry = Entry(state: ObjectState(id: entries[index].state.id, attributes: [], relationships: []), stored: nil)
+        swap(&entry, &entries[index])
+        return entry
     }
 }
 
@@ -497,8 +499,12 @@ extension DirectBatch {
 }
 
 private extension DirectBatch.Entry {
-    /// Whether the state differs from the stored one (true for an object the batch made).
-    var isChanged: Bool { stored.map { state != $0 } ?? true }
+    /// The state, moved out (an empty one is left in its place).
+    mutating func takeState() -> ObjectState {
+        var taken = ObjectState(id: state.id, attributes: [], relationships: [])
+        swap(&taken, &state)
+        return taken
+    }
 
     /// Whether the batch changed the object by content, as the object path counts: a
     /// stored member that left is counted by the caller; additions emptied again are no
