@@ -216,6 +216,23 @@ public enum KeyEncoding {
     }
 
     /// Spec K10: tag by sign and length, then the magnitude (one's complement if negative).
+    /// `body` with the encoding of `.int(value)` in a buffer on the stack (valid only
+    /// during the call): a point read by object number allocates no key.
+    public static func withEncodedInteger<T>(_ value: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        var storage: (UInt64, UInt64) = (0, 0)
+        return try withUnsafeMutableBytes(of: &storage) { bytes in
+            let isNegative = value < 0
+            let magnitude = value.magnitude
+            let length = (UInt64.bitWidth - magnitude.leadingZeroBitCount + 7) / 8
+            bytes[0] = isNegative ? Tag.integerZero - UInt8(length) : Tag.integerZero + UInt8(length)
+            let payload = isNegative ? ~magnitude : magnitude
+            for index in 0..<length {
+                bytes[1 + index] = UInt8(truncatingIfNeeded: payload >> ((length - 1 - index) * 8))
+            }
+            return try body(UnsafeRawBufferPointer(rebasing: bytes[0..<1 + length]))
+        }
+    }
+
     private static func appendInteger(isNegative: Bool, magnitude: UInt64, into output: inout [UInt8]) {
         let length = (UInt64.bitWidth - magnitude.leadingZeroBitCount + 7) / 8
         output.append(isNegative ? Tag.integerZero - UInt8(length) : Tag.integerZero + UInt8(length))

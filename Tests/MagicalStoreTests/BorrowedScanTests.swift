@@ -51,6 +51,9 @@ import Testing
         let keys = (0..<600).map { numberKey($0 * 3) }
         for target in (0..<1_802).map(numberKey) + [[], [0], [0xFF, 0xFF], numberKey(1_800) + [0]] {
             #expect(try tree.firstKey(atOrAfter: target) == keys.first { compareBytes($0, target) >= 0 })
+            // The point read by a borrowed key: the value `get` copies, inline or overflow.
+            let borrowed = try target.withUnsafeBytes { key in try tree.withValue(forKey: key) { $0.map(Array.init) } }
+            #expect(try borrowed == tree.get(target))
         }
 
         // A write transaction's dirty nodes, with changes, additions and deletions.

@@ -7,6 +7,8 @@ import MagicalStore
 final class RecordCoder: Sendable {
     let entity: Entity
     let entityCode: Int
+    /// The name of the entity's records tree, made once: a point read names it each time.
+    let objectTree: String
     /// Slot numbers by attribute position, and by relationship position (to-one only).
     private let attributeSlots: [Int]
     private let toOneSlots: [Int?]
@@ -45,6 +47,7 @@ final class RecordCoder: Sendable {
         guard let code = slots.entityCode(entity.name) else { throw .damagedMetadata("no entity code for \(entity.name)") }
         self.entity = entity
         self.entityCode = code
+        objectTree = StoreLayout.objectTree(entity.name)
         self.slots = slots
         var attributeSlots: [Int] = []
         var positions: [Int: Int] = [:]

@@ -19,8 +19,11 @@ final class StoreSnapshot: @unchecked Sendable {
         let coder = try store.coder(for: id.entityName)
         // Decoded where the record lies in its page: no copy of its bytes first.
         let decoded = try withStoreErrors {
-            try transaction.tree(StoreLayout.objectTree(id.entityName)).withValue(StoreLayout.objectKey(id.number)) { record in
-                record.map { record in Result { () throws(MagicalRecordError) in try coder.decode(record, number: id.number, attributes: nil) } }
+            let records = try transaction.tree(coder.objectTree)
+            return try KeyEncoding.withEncodedInteger(id.number) { key in
+                try records.withValue(forKey: key) { record in
+                    record.map { record in Result { () throws(MagicalRecordError) in try coder.decode(record, number: id.number, attributes: nil) } }
+                }
             }
         }
         return try decoded?.get()
@@ -177,11 +180,12 @@ final class StoreSnapshot: @unchecked Sendable {
     func firstIndexed(_ entityName: String, _ attribute: String, equalTo value: AttributeValue) throws(MagicalRecordError) -> Int64? {
         let prefix = StoreLayout.indexPrefix(value)
         return try withStoreErrors {
-            guard let key = try transaction.tree(StoreLayout.indexTree(entityName, attribute)).firstKey(atOrAfter: prefix),
-                  key.starts(with: prefix) else { return nil }
-            // The number is what follows the value's prefix: read alone, no tuple built.
-            let number = key.withUnsafeBytes { KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: $0[prefix.count...])) }
-            return try number ?? Self.number(fromIndexKey: key, entityName, attribute)
+            return try transaction.tree(StoreLayout.indexTree(entityName, attribute)).withFirstKey(atOrAfter: prefix) { key -> Int64? in
+                guard let key, key.starts(with: prefix) else { return nil }
+                // The number is what follows the value's prefix: read alone, no tuple built.
+                let number = KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefix.count...]))
+                return try number ?? Self.number(fromIndexKey: Array(key), entityName, attribute)
+            }
         }
     }
 

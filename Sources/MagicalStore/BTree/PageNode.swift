@@ -175,7 +175,15 @@ final class PageNode: Sendable {
         }
     }
 
-    /// The value of leaf entry `index`.
+    /// Calls `body` with the key of entry (leaf) or separator (branch) `index`, borrowed
+    /// from the page (valid only during the call).
+    func withKey<T>(at index: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let location = entries[index]
+        return try payload.withUnsafeBytes { raw in
+            try body(UnsafeRawBufferPointer(rebasing: raw[Int(location.keyStart)..<Int(location.keyStart) + Int(location.keyLength)]))
+        }
+    }
+
     /// Calls `body` with entry `index`'s key and value as bytes borrowed from the page
     /// (valid only during the call); an overflow value comes from `overflow`.
     func withEntry<T>(

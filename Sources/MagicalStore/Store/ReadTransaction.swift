@@ -75,16 +75,20 @@ public struct TreeReader: @unchecked Sendable {
     /// `body` with the value stored under `key` borrowed from its page (valid only during
     /// the call), or with nil when there is none: a point read that copies nothing.
     public func withValue<T>(_ key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> T) throws -> T {
+        try key.withUnsafeBytes { try withValue(forKey: $0, body) }
+    }
+
+    /// The same for a borrowed key: a point read by an object number encodes its key on
+    /// the stack (``KeyEncoding/withEncodedInteger(_:_:)``).
+    public func withValue<T>(forKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> T) throws -> T {
         guard case .page(let rootOffset) = root else {
-            guard let value = try get(key) else { return try body(nil) }
+            guard let value = try get(Array(key)) else { return try body(nil) }
             return try value.withUnsafeBytes { try body($0) }
         }
-        return try key.withUnsafeBytes { target in
-            let page = try leafPage(for: target, root: rootOffset, reader: reader)
-            let index = page.lowerBound(target)
-            guard index < page.count, page.compareKey(at: index, with: target) == 0 else { return try body(nil) }
-            return try page.withEntry(at: index, overflow: { try reader.bytes(of: $0) }) { _, value in try body(value) }
-        }
+        let page = try leafPage(for: key, root: rootOffset, reader: reader)
+        let index = page.lowerBound(key)
+        guard index < page.count, page.compareKey(at: index, with: key) == 0 else { return try body(nil) }
+        return try page.withEntry(at: index, overflow: { try reader.bytes(of: $0) }) { _, value in try body(value) }
     }
 
     public func contains(_ key: [UInt8]) throws -> Bool {
@@ -94,17 +98,24 @@ public struct TreeReader: @unchecked Sendable {
     /// The smallest key >= `key`, or nil when there is none: a point probe of an index
     /// (its first entry under a prefix) without a cursor's path.
     public func firstKey(atOrAfter key: [UInt8]) throws -> [UInt8]? {
-        guard case .page(let rootOffset) = root else { return nil }
-        let found = try key.withUnsafeBytes { target -> [UInt8]? in
+        try withFirstKey(atOrAfter: key) { $0.map(Array.init) }
+    }
+
+    /// `body` with the smallest key >= `key` borrowed from its page (valid only during the
+    /// call), or with nil: an index probe that reads the object number after a prefix
+    /// copies nothing.
+    public func withFirstKey<T>(atOrAfter key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> T) throws -> T {
+        guard case .page(let rootOffset) = root else { return try body(nil) }
+        let (page, index) = try key.withUnsafeBytes { target in
             let page = try leafPage(for: target, root: rootOffset, reader: reader)
-            let index = page.lowerBound(target)
-            return index < page.count ? page.key(at: index) : nil
+            return (page, page.lowerBound(target))
         }
-        if let found { return found }
+        if index < page.count { return try page.withKey(at: index, body) }
         // The first key at or after `key` opens a later leaf: rare, and the cursor's walk.
         var cursor = makeCursor()
         try cursor.seek(atOrAfter: key)
-        return cursor.key
+        guard let found = cursor.key else { return try body(nil) }
+        return try found.withUnsafeBytes { try body($0) }
     }
 
     /// A cursor over the tree, not yet positioned.
