@@ -47,16 +47,11 @@ extension ManagedObjectContext {
     }
 
     /// Whether this context or a parent holds an unsaved change of an object of `entityName`.
+    /// Asked of each level in turn, not walked with a variable: that retained and released
+    /// each context, which their weak references make the slow way, twice per get.
     private func hasPendingChanges(of entityName: String) -> Bool {
-        var level: ManagedObjectContext? = self
-        while let current = level {
-            let changed = current.withLock {
-                !current.changedObjects.isEmpty && current.changedObjects.keys.contains { $0.entityName == entityName }
-            }
-            if changed { return true }
-            level = current.parent
-        }
-        return false
+        let changed = withLock { !changedObjects.isEmpty && changedObjects.keys.contains { $0.entityName == entityName } }
+        return changed || (parent?.hasPendingChanges(of: entityName) ?? false)
     }
 }
 
