@@ -215,7 +215,6 @@ public enum KeyEncoding {
         }
     }
 
-    /// Spec K10: tag by sign and length, then the magnitude (one's complement if negative).
     /// `body` with the encoding of `.int(value)` in a buffer on the stack (valid only
     /// during the call): a point read by object number allocates no key.
     public static func withEncodedInteger<T>(_ value: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
@@ -233,6 +232,7 @@ public enum KeyEncoding {
         }
     }
 
+    /// Spec K10: tag by sign and length, then the magnitude (one's complement if negative).
     private static func appendInteger(isNegative: Bool, magnitude: UInt64, into output: inout [UInt8]) {
         let length = (UInt64.bitWidth - magnitude.leadingZeroBitCount + 7) / 8
         output.append(isNegative ? Tag.integerZero - UInt8(length) : Tag.integerZero + UInt8(length))

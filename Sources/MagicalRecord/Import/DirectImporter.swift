@@ -217,7 +217,6 @@ struct DirectImporter {
         /// Every key the batch names, by entity (``collectKeys(_:)``).
         fileprivate var keys: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
         fileprivate var attributes: [(position: Int, value: AttributeValue)] = []
-        /// Per relationship given: the target's key, or nil to clear it.
         /// Per relationship given: the target's key, or nil to clear it; `link`: the
         /// relationship's place in `byKeys`.
         fileprivate var targets: [(link: Int, key: AttributeValue?)] = []
