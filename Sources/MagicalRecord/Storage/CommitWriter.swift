@@ -65,13 +65,30 @@ struct CommitWriter {
     /// Deletes members of unordered to-manys (each set is keyed by target), each
     /// relationship's in one batch: an import moves thousands of objects between a few owners.
     private func deleteRemovedTargets(_ removals: [RemovedTarget]) throws {
-        var keysByTree: [String: [[UInt8]]] = [:]
+        var trees: [(name: String, keys: [[UInt8]])] = []
+        var placeOfTree: [String: Int] = [:]
+        // Removals come in runs of one relationship: its tree is named and found once a run,
+        // not once a removal.
+        var run: (entityName: String, position: Int, place: Int)?
         for removal in removals {
-            let entity = try writer(removal.owner.entityName).coder.entity
-            let tree = StoreLayout.relationshipTree(entity.name, entity.relationships[removal.position].name)
-            keysByTree[tree, default: []].append(KeyEncoding.encode(.int(removal.owner.number), .int(removal.target.number)))
+            let place: Int
+            if let run, run.position == removal.position, run.entityName == removal.owner.entityName {
+                place = run.place
+            } else {
+                let entity = try writer(removal.owner.entityName).coder.entity
+                let tree = StoreLayout.relationshipTree(entity.name, entity.relationships[removal.position].name)
+                if let known = placeOfTree[tree] {
+                    place = known
+                } else {
+                    place = trees.count
+                    placeOfTree[tree] = place
+                    trees.append((tree, []))
+                }
+                run = (removal.owner.entityName, removal.position, place)
+            }
+            trees[place].keys.append(KeyEncoding.encode(.int(removal.owner.number), .int(removal.target.number)))
         }
-        for (tree, keys) in keysByTree.sorted(by: { $0.key < $1.key }) {
+        for (tree, keys) in trees.sorted(by: { $0.name < $1.name }) {
             try transaction.tree(tree).deleteBatch(keys)
         }
     }
@@ -157,9 +174,13 @@ struct CommitWriter {
     /// each relationship's in one sorted batch: an import joins thousands of objects to a
     /// few departments.
     private func writeRelationships(of states: [ObjectState], _ olds: [ObjectState?], entity: Entity) throws {
-        var additions: [Int: [(key: [UInt8], value: [UInt8])]] = [:]
+        // By position, each relationship's additions in one array.
+        var additions = [[(key: [UInt8], value: [UInt8])]](repeating: [], count: entity.relationships.count)
         let toMany = entity.relationships.indices.filter { entity.relationships[$0].isToMany }
         guard !toMany.isEmpty else { return }
+        // An unordered entry's value is its target's entity code alone: one array per
+        // entity serves every target of it (an import joins thousands to a department).
+        var lastTarget: (entityName: String, value: [UInt8])?
         for index in states.indices {
             for position in toMany {
                 switch states[index].relationships[position] {
@@ -169,15 +190,22 @@ struct CommitWriter {
                     // The set is keyed by target: one already there is written over unchanged.
                     let owner = states[index].id.number
                     for target in extra.ids {
-                        additions[position, default: []].append((KeyEncoding.encode(.int(owner), .int(target.number)), try encodedTarget(target, ordered: false)))
+                        let value: [UInt8]
+                        if let lastTarget, lastTarget.entityName == target.entityName {
+                            value = lastTarget.value
+                        } else {
+                            value = try encodedTarget(target, ordered: false)
+                            lastTarget = (target.entityName, value)
+                        }
+                        additions[position].append((KeyEncoding.encode(.int(owner), .int(target.number)), value))
                     }
                 default:
                     continue
                 }
             }
         }
-        for (position, entries) in additions.sorted(by: { $0.key < $1.key }) {
-            try transaction.tree(StoreLayout.relationshipTree(entity.name, entity.relationships[position].name)).putBatch(entries)
+        for position in toMany where !additions[position].isEmpty {
+            try transaction.tree(StoreLayout.relationshipTree(entity.name, entity.relationships[position].name)).putBatch(additions[position])
         }
     }
 
