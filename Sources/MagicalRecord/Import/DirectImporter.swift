@@ -15,7 +15,7 @@ struct DirectImporter {
     private let byKeys: [ByKey]
     /// What the committing thread needs of the entity and of `byKeys`, apart from the
     /// objects the reading thread uses for every record: a reference count both threads
-    /// change for every record bounces between the cores (a third of the reading thread's
+    /// change for every record bounces between the cores (two fifths of the reading thread's
     /// time went to retains and releases).
     private let entity: Entity
     private let entityName: String
