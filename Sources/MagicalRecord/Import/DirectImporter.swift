@@ -75,14 +75,15 @@ struct DirectImporter {
         entityName = entity.name
         keyPosition = mapping.key?.position
         var tableNames = [entity.name]
-        for byKey in byKeys where !tableNames.contains(byKey.destinationName) { tableNames.append(byKey.destinationName) }
-        self.tableNames = tableNames
         links = byKeys.map { byKey in
-            Link(
-                destination: byKey.destination, table: tableNames.firstIndex(of: byKey.destinationName) ?? 0,
+            let table = tableNames.firstIndex(of: byKey.destinationName) ?? tableNames.count
+            if table == tableNames.count { tableNames.append(byKey.destinationName) }
+            return Link(
+                destination: byKey.destination, table: table,
                 keyPosition: byKey.targetKey.position, position: byKey.mapping.position, inversePosition: byKey.inverse?.position
             )
         }
+        self.tableNames = tableNames
     }
 
     private static func isFoundByIndexedKey(_ entity: Entity) -> Bool {
