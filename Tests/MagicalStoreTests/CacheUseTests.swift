@@ -46,6 +46,7 @@ import Testing
 
     /// A scattered batch copies every leaf, and the next batch reads them all again: the
     /// copies it wrote stay cached in place of the pages they replace, never beside them.
+    /// The leaves it made (here the right halves of splits) are cached when first read.
     @Test func aCommitsCopiesTakeThePlaceOfThePagesTheyReplace() throws {
         let directory = TemporaryDirectory()
         try Self.makeStore(in: directory).close()
@@ -56,8 +57,33 @@ import Testing
         let afterRewrite = try Self.cachedBytes(store)
         try Self.readAll(store)
         let newTree = try Self.cachedBytes(store)
-        #expect(afterRewrite > newTree / 2, "the copies are cached")
-        #expect(newTree < oldTree * 9 / 5, "the old pages are not (the new tree is a sixth larger)")
+        // Every leaf split: the copies hold about three fifths of the old pages' bytes.
+        #expect(afterRewrite > oldTree / 2, "the copies are cached")
+        #expect(afterRewrite < oldTree, "neither the pages they replace nor the leaves the commit made are")
+        #expect(newTree < oldTree * 9 / 5, "the old pages are not (the new tree is half as large again)")
+        try store.close()
+    }
+
+    /// A commit caches the leaves it copied from pages, in their place, but not those it
+    /// made: an import appends leaves nobody reads soon, and they are cached when read.
+    @Test func aCommitCachesTheLeavesItCopiedNotThoseItMade() throws {
+        let directory = TemporaryDirectory()
+        try Self.makeStore(in: directory).close()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, cacheBytes: 64 << 20))
+        try Self.readAll(store)
+        let tree = try Self.cachedBytes(store)
+        // New values in place, no splits: every leaf copied, and the copies stay cached.
+        try store.write { try $0.tree("tree").putBatch((0..<Self.entries).map { (numberKey($0 * 2), [UInt8](repeating: 4, count: 40)) }) }
+        let afterCopies = try Self.cachedBytes(store)
+        #expect(afterCopies > tree * 9 / 10 && afterCopies < tree * 11 / 10)
+        // Appended keys: the last leaf copied, a hundred or so made.
+        let appended = (0..<Self.entries / 2).map { (numberKey(Self.entries * 2 + $0), [UInt8](repeating: 5, count: 40)) }
+        try store.write { try $0.tree("tree").putBatch(appended) }
+        let afterAppend = try Self.cachedBytes(store)
+        try Self.readAll(store)
+        let afterRead = try Self.cachedBytes(store)
+        #expect(afterRead - afterCopies > tree / 3, "the appended leaves are cached once read")
+        #expect(afterAppend - afterCopies < (afterRead - afterCopies) / 10, "not when written")
         try store.close()
     }
 

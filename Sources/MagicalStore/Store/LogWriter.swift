@@ -26,7 +26,7 @@ final class LogWriter {
     private var retainedBytes = 0
     private static let flushThreshold = 4 << 20
 
-    init(file: StoreFile, transaction: UInt64, position: UInt64, compress: Bool, retention: PageRetention = .all) {
+    init(file: StoreFile, transaction: UInt64, position: UInt64, compress: Bool, retention: PageRetention = .copiesAndBranches) {
         self.retention = retention
         self.file = file
         self.transaction = transaction
@@ -184,7 +184,7 @@ final class LogWriter {
     private func retains(_ entries: LeafEntries) -> Bool {
         switch retention {
         case .none: return false
-        case .all: return true
+        case .copiesAndBranches: return entries.deltaBase != nil
         case .copies(let limit): return entries.deltaBase != nil && retainedBytes < limit
         }
     }
@@ -225,7 +225,7 @@ final class LogWriter {
 
     private func appendBranch() throws -> UInt64 {
         let (offset, size) = try append(.branch, payload: scratch)
-        if case .all = retention, let page = try? PageNode(offset: offset, frameSize: size, transaction: transaction, isLeaf: false, payload: scratch) {
+        if case .copiesAndBranches = retention, let page = try? PageNode(offset: offset, frameSize: size, transaction: transaction, isLeaf: false, payload: scratch) {
             writtenPages.append(page)
         }
         return offset
@@ -236,8 +236,12 @@ final class LogWriter {
 enum PageRetention {
     /// None: compaction writes a whole store, too much to hold in memory.
     case none
-    /// Every page: a commit's own.
-    case all
+    /// Every branch, and every leaf copied from a page (its entries descend from one): a
+    /// commit's own. Each replaces a cached page the commit supersedes, so the cache keeps
+    /// what readers had. The leaves it made (a loader's, a split's new right halves) are
+    /// cached when first read: an import appends records nobody reads soon, and caching
+    /// them as written took 25-35 MB of a million-record import's memory.
+    case copiesAndBranches
     /// Leaves copied from a page (their entries descend from one), among those written
     /// before the commit, until they hold `limit` bytes of memory: a batch of scattered
     /// keys changes most leaves of a tree, and the next batch reads them again, while a

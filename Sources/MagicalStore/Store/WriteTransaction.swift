@@ -180,9 +180,9 @@ public final class WriteTransaction {
             throw error
         }
         let writer = earlyWriter ?? LogWriter(file: file, transaction: transactionID, position: base.end, compress: store.options.compression)
-        // The commit's own pages are cached as usual (of those written before, only copies
-        // were kept).
-        writer.retention = .all
+        // The copies the commit writes are all cached, with its branches (of the pages
+        // written before it, copies up to a limit).
+        writer.retention = .copiesAndBranches
         for load in loads where !load.isLoaded { space.freed += load.bytesWritten }
         let full = store.options.durability == .full
         var syncing = false
