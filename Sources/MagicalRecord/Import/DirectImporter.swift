@@ -13,10 +13,11 @@ struct DirectImporter {
     private let relationships: [ByKey?]
     /// Those of `relationships` imported by key.
     private let byKeys: [ByKey]
-    /// What the committing thread needs of the entity and of `byKeys`, apart from the
-    /// objects the reading thread uses for every record: a reference count both threads
-    /// change for every record bounces between the cores (two fifths of the reading thread's
-    /// time went to retains and releases).
+    private let model: ObjectModel
+    /// What building a batch needs of the entity and of `byKeys`, as plain values made
+    /// once: retaining the mapping's objects for every record cost a reference count that
+    /// bounced between the cores when the other thread retained them too (two fifths of
+    /// the reading thread's time went to retains and releases).
     private let entity: Entity
     private let entityName: String
     private let keyPosition: Int?
@@ -25,7 +26,7 @@ struct DirectImporter {
     /// destinations, each once; a batch keeps a table of keys for each, by place here.
     private let tableNames: [String]
 
-    /// A relationship of `byKeys` as the committing thread links it.
+    /// A relationship of `byKeys` as a batch's build links it.
     private struct Link {
         let destination: Entity
         /// `destination`'s place in `tableNames`.
@@ -69,7 +70,9 @@ struct DirectImporter {
         self.context = context
         self.options = options
         self.mapping = mapping
-        relationships = mapping.relationships.map { Self.byKey($0, model: context.model, mappings: mappings) }
+        let model = context.model
+        self.model = model
+        relationships = mapping.relationships.map { Self.byKey($0, model: model, mappings: mappings) }
         byKeys = relationships.compactMap { $0 }
         self.entity = entity
         entityName = entity.name
@@ -135,16 +138,32 @@ struct DirectImporter {
     /// import committed last, which a look-up made ahead (``lookUpAhead(_:)``) may predate.
     /// Returns what this one's commit changed, for the next.
     func importBatch(_ planned: PlannedBatch, after previous: ImportCommit?, result: inout ImportResult) throws(MagicalRecordError) -> ImportCommit {
-        let store = context.stack.store
-        let snapshot = try store.snapshot()
+        let snapshot = try context.stack.store.snapshot()
         let lookup: ImportKeyLookup
         if let ahead = planned.lookup, try ahead.bringUp(to: snapshot, after: previous, planned.keys) {
             lookup = ahead
         } else {
             lookup = try ImportKeyLookup(planned.keys, in: snapshot)
         }
-        var batch = DirectBatch(lookup, tableNames: tableNames, store: store, capacity: planned.records.count)
-        result.recordsRead += planned.records.count
+        return try commit(build(planned, on: lookup), result: &result)
+    }
+
+    /// A batch's changes, ready for its commit: found, made, linked, counted and validated.
+    struct BuiltBatch {
+        fileprivate(set) var changes: ChangeSet
+        /// What the commit changes, for the next batch's look-up.
+        let commit: ImportCommit
+        /// The batch's counts, added to the import's when it commits.
+        let result: ImportResult
+    }
+
+    /// Builds `planned` on `lookup`'s answer, which it takes over: the batch commits on
+    /// the store as of `lookup`'s commit. Touches no context (the import's reading thread
+    /// builds batches while the committing thread commits the one before).
+    func build(_ planned: PlannedBatch, on lookup: ImportKeyLookup) throws(MagicalRecordError) -> BuiltBatch {
+        var result = ImportResult()
+        var batch = DirectBatch(lookup, tableNames: tableNames, store: context.stack.store, capacity: planned.records.count)
+        result.recordsRead = planned.records.count
         for record in planned.records {
             switch record {
             case .planned(let plan): try apply(plan, of: planned, to: &batch, result: &result)
@@ -156,15 +175,21 @@ struct DirectImporter {
         let changes = batch.changes(counting: &result)
         var failures: [ValidationFailure] = []
         for state in changes.upserts {
-            guard let entity = context.model.entity(named: state.id.entityName) else { continue }
+            guard let entity = model.entity(named: state.id.entityName) else { continue }
             failures += SaveValidation.failures(of: state, entity: entity)
         }
         guard failures.isEmpty else { throw .validation(failures) }
-        try store.commit(changes)
-        context.mergeCommitted(changes)
-        for other in context.stack.contexts(excluding: context) { other.mergeCommitted(changes) }
-        Log.saved(context, changes)
-        return batch.commit()
+        return BuiltBatch(changes: changes, commit: batch.commit(), result: result)
+    }
+
+    /// Commits a built batch and counts it in `result`; returns what it changed.
+    func commit(_ built: BuiltBatch, result: inout ImportResult) throws(MagicalRecordError) -> ImportCommit {
+        try context.stack.store.commit(built.changes)
+        context.mergeCommitted(built.changes)
+        for other in context.stack.contexts(excluding: context) { other.mergeCommitted(built.changes) }
+        Log.saved(context, built.changes)
+        result.add(built.result)
+        return built.commit
     }
 
     /// Looks `planned`'s keys up in the store as it is now, ahead of the batch's turn (on
@@ -210,13 +235,14 @@ struct DirectImporter {
     struct PlannedBatch {
         fileprivate enum Record {
             case planned(RecordPlan)
-            /// Did not convert; nothing of it is in the arrays.
-            case failed(ImportError)
+            /// Did not convert; nothing of it is in the arrays. Boxed: an error is large and
+            /// rare, and every record's place took its size.
+            indirect case failed(ImportError)
         }
 
         fileprivate var records: [Record] = []
         /// Every key the batch names, by entity (``collectKeys(_:)``).
-        fileprivate var keys: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
+        fileprivate(set) var keys: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
         fileprivate var attributes: [(position: Int, value: AttributeValue)] = []
         /// Per relationship given: the target's key, or nil to clear it; `link`: the
         /// relationship's place in `byKeys`.
@@ -351,8 +377,9 @@ private struct DirectBatch {
     private var positions: [ObjectID: Int] = [:]
     /// Members that left stored to-many relationships, written as deletions.
     var removals: Set<RemovedTarget> = []
-    /// By place in `entries`: whether the commit writes the object (set by ``changes(counting:)``).
-    private var isWritten: [Bool] = []
+    /// By place in `entries`: where the commit's upserts hold the object's state, or -1
+    /// when the commit leaves it as stored (set by ``changes(counting:)``).
+    private var writtenAt: [Int] = []
 
     /// `capacity`: the batch's records. Its tables are made that large at once, with room
     /// for some targets: growing them rehashed every entry again and again, and an array
@@ -446,7 +473,7 @@ private struct DirectBatch {
     /// states are moved out of `entries`: copies retained each state's arrays, long out
     /// of the cache by now.
     mutating func changes(counting result: inout ImportResult) -> ChangeSet {
-        isWritten = Array(repeating: true, count: entries.count)
+        writtenAt = Array(repeating: -1, count: entries.count)
         var changes = ChangeSet()
         changes.upserts.reserveCapacity(entries.count)
         changes.removedTargets = Array(removals)
@@ -456,12 +483,12 @@ private struct DirectBatch {
         for index in entries.indices {
             var entry = takeEntry(at: index)
             guard let stored = entry.stored else {
+                writtenAt[index] = changes.upserts.count
                 changes.upsertFlags.append(entry.hasAbsentKey ? [.inserted, .keyKnownAbsent] : .inserted)
                 changes.upserts.append(entry.takeState())
                 continue
             }
             let isChanged = entry.state != stored
-            isWritten[index] = isChanged
             if entry.isFound {
                 if leftOwners.contains(stored.id) || (isChanged && entry.changedByContent) {
                     result.updated += 1
@@ -470,6 +497,7 @@ private struct DirectBatch {
                 }
             }
             if isChanged {
+                writtenAt[index] = changes.upserts.count
                 changes.upsertFlags.append([])
                 changes.upserts.append(entry.takeState())
             }
@@ -488,12 +516,12 @@ private struct DirectBatch {
 }
 
 extension DirectBatch {
-    /// What this batch's commit (``changes(counting:)``) wrote, for the next batch's
+    /// What this batch's commit (``changes(counting:)``) writes, for the next batch's
     /// look-up: the batch's tables, handed over.
     consuming func commit() -> ImportCommit {
         ImportCommit(
-            before: transactionID, known: Dictionary(uniqueKeysWithValues: zip(tableNames, known)), positions: positions, isWritten: isWritten,
-            removalOwners: Set(removals.map(\.owner))
+            before: transactionID, known: Dictionary(uniqueKeysWithValues: zip(tableNames, known)), positions: positions,
+            writtenAt: writtenAt, removalOwners: Set(removals.map(\.owner))
         )
     }
 }

@@ -1,8 +1,9 @@
 /// What a direct import batch's keys find in the store as of one commit: the ids of the
 /// objects found, their stored states, and the keys not found. The import looks a batch's
 /// keys up on its reading thread while the batch before commits, and then brings the
-/// answer up to that commit by looking again only at what the commit wrote
-/// (``bringUp(to:after:_:)``).
+/// answer up to that commit: for a batch built ahead, by taking what the batch before
+/// writes, before it commits (``overlay(_:writing:as:_:)``); else by looking again only
+/// at what the commit wrote (``bringUp(to:after:_:)``).
 ///
 /// A class: its tables (tens of thousands of entries) are changed in place and handed
 /// over whole to the batch (``take()``), never copied.
@@ -74,6 +75,34 @@ final class ImportKeyLookup {
         return true
     }
 
+    /// Brings this answer, made as of the commit `pending` was built on or the one it
+    /// makes, to the state `pending`'s commit (whose upserts are `written`) leaves, which
+    /// is `transaction`, before that commit is made: the keys whose objects it writes take
+    /// its answers and states. No other key's answer differs on either side of it
+    /// (members it removes from a to-many change no record).
+    func overlay(_ pending: ImportCommit, writing written: [ObjectState], as transaction: UInt64, _ wanted: Wanted) {
+        transactionID = transaction
+        for (entityName, (keys, _)) in wanted {
+            let committed = pending.known[entityName] ?? [:]
+            var table = known.removeValue(forKey: entityName) ?? [:]
+            var changed: [(key: AttributeValue, id: ObjectID)] = []
+            for (key, answer) in table {
+                if case .object(let id) = answer, pending.writesRecord(of: id) { changed.append((key, id)) }
+            }
+            if !committed.isEmpty {
+                for key in keys {
+                    if case .object(let id)? = committed[key], pending.writesRecord(of: id) { changed.append((key, id)) }
+                }
+            }
+            for (key, id) in changed {
+                if case .object(let old)? = table[key], old != id { stored[old] = nil }
+                table[key] = .object(id)
+                stored[id] = pending.state(of: id, in: written)
+            }
+            known[entityName] = table
+        }
+    }
+
     /// The tables, handed over: this look-up is empty afterwards.
     func take() -> Tables {
         defer {
@@ -92,16 +121,17 @@ enum IndexedKey: Sendable, Equatable {
     case object(ObjectID)
 }
 
-/// What one committed direct import batch changed, for bringing the next batch's
-/// look-up (made before this commit) up to date: the batch's own tables.
+/// What one direct import batch's commit changes, for bringing the next batch's look-up
+/// (made before this commit) up to date: the batch's own tables.
 struct ImportCommit {
     /// The commit the batch's look-up held for; the batch's own is the next.
     let before: UInt64
     /// By entity and key: every object the batch found or made, and the keys it found absent.
     let known: [String: ImportKeyLookup.KeyTable]
-    /// Places of the batch's objects, and by place whether the commit wrote each.
+    /// Places of the batch's objects, and by place where the commit's upserts hold the
+    /// state it writes for each (-1: the commit leaves it as stored).
     let positions: [ObjectID: Int]
-    let isWritten: [Bool]
+    let writtenAt: [Int]
     /// Owners of to-manys the batch removed members from (written as deletions).
     let removalOwners: Set<ObjectID>
 
@@ -109,6 +139,23 @@ struct ImportCommit {
     /// from it.
     func wrote(_ answer: IndexedKey) -> Bool {
         guard case .object(let id) = answer else { return false }
-        return positions[id].map { isWritten[$0] } == true || removalOwners.contains(id)
+        return writesRecord(of: id) || removalOwners.contains(id)
+    }
+
+    /// Whether the commit writes the record of `id`.
+    func writesRecord(of id: ObjectID) -> Bool {
+        positions[id].map { writtenAt[$0] >= 0 } == true
+    }
+
+    /// The state the commit, whose upserts are `written`, leaves `id` in, as its record
+    /// will read back (to-manys not read); nil when it does not write it.
+    func state(of id: ObjectID, in written: [ObjectState]) -> ObjectState? {
+        guard let place = positions[id], writtenAt[place] >= 0 else { return nil }
+        var state = written[writtenAt[place]]
+        for position in state.relationships.indices {
+            if case .toOne = state.relationships[position] { continue }
+            state.relationships[position] = .unloaded
+        }
+        return state
     }
 }

@@ -66,4 +66,15 @@ public struct ImportResult: Sendable {
     /// The imported top-level objects' ids, in input order (a record imported twice, once).
     /// (Empty with ``ImportOptions/commitsEachBatch``, which keeps nothing per record.)
     public internal(set) var objectIDs: [ObjectID] = []
+
+    /// Adds the counts and lists of `other`, a later part of the same import.
+    mutating func add(_ other: ImportResult) {
+        recordsRead += other.recordsRead
+        created += other.created
+        updated += other.updated
+        unchanged += other.unchanged
+        declined += other.declined
+        skipped += other.skipped
+        objectIDs += other.objectIDs
+    }
 }

@@ -116,8 +116,9 @@ extension ManagedObjectContext {
             var importer = Importer(context: self, options: options)
             let direct = options.importsWithoutObjects
                 ? DirectImporter(context: self, options: options, entity: entity, mappings: importer.mappings) : nil
+            let builder = direct.map { AheadBuilder($0, store: stack.store) }
             do throws(MagicalRecordError) {
-                try readingAhead(direct, bytesRead: bytesRead, nextBatch: nextBatch) { (batches) throws(MagicalRecordError) in
+                try readingAhead(direct, builder, bytesRead: bytesRead, nextBatch: nextBatch) { (batches) throws(MagicalRecordError) in
                     // What the last direct batch committed: a look-up made ahead of it is
                     // brought up to date from this.
                     var previous: ImportCommit?
@@ -125,6 +126,11 @@ extension ManagedObjectContext {
                         switch batch.content {
                         case .failed(let error):
                             throw error
+                        case .built(let ahead):
+                            // A batch looked up ahead of this one is built too, or looked
+                            // up afresh (after another writer's commit).
+                            previous = nil
+                            try builder?.commit(ahead, result: &importer.result)
                         case .planned(let planned):
                             previous = try direct?.importBatch(planned, after: previous, result: &importer.result)
                         case .records(let records):
@@ -148,11 +154,13 @@ extension ManagedObjectContext {
         }
     }
 
-    /// A batch read ahead: its records, or for the direct path their plan.
+    /// A batch read ahead: its records, or for the direct path their plan, built when it
+    /// could be.
     private struct ReadBatch {
         enum Content {
             case records([ImportRecord])
             case planned(DirectImporter.PlannedBatch)
+            case built(AheadBatch)
             /// Reading failed: the import stops here, after the batches before.
             case failed(MagicalRecordError)
         }
@@ -163,11 +171,12 @@ extension ManagedObjectContext {
     }
 
     /// Runs `body` with the batches of `nextBatch` read on another thread, one ahead: the
-    /// next batch's JSON is parsed, and a batch `direct` takes converted and its keys
-    /// looked up in the store, while `body` commits the one before. `nextBatch` and
-    /// `bytesRead` run on that thread only, and not after this returns.
+    /// next batch's JSON is parsed, and a batch `direct` takes converted and built by
+    /// `builder` (else its keys looked up in the store), while `body` commits the one
+    /// before. `nextBatch` and `bytesRead` run on that thread only, and not after this
+    /// returns.
     private func readingAhead(
-        _ direct: DirectImporter?, bytesRead: () -> Int?, nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
+        _ direct: DirectImporter?, _ builder: AheadBuilder?, bytesRead: () -> Int?, nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
         _ body: (ReadAhead<ReadBatch>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         try withoutActuallyEscaping(nextBatch) { (nextBatch) throws(MagicalRecordError) in
@@ -178,9 +187,16 @@ extension ManagedObjectContext {
                     do throws(MagicalRecordError) {
                         guard let records = try nextBatch() else { return nil }
                         let bytes = bytesRead()
-                        guard let direct, direct.accepts(records) else { return ReadBatch(content: .records(records), count: records.count, bytesRead: bytes) }
+                        guard let direct, direct.accepts(records) else {
+                            // The object path's commit is not one a batch can be built on.
+                            builder?.stop()
+                            return ReadBatch(content: .records(records), count: records.count, bytesRead: bytes)
+                        }
                         var planned = direct.plan(records)
-                        direct.lookUpAhead(&planned)
+                        if let ahead = builder?.build(&planned) {
+                            return ReadBatch(content: .built(ahead), count: records.count, bytesRead: bytes)
+                        }
+                        if planned.lookup == nil { direct.lookUpAhead(&planned) }
                         return ReadBatch(content: .planned(planned), count: records.count, bytesRead: bytes)
                     } catch {
                         hasFailed = true
