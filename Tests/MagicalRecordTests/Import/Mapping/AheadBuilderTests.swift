@@ -7,17 +7,10 @@ import Testing
 /// out as when each batch is imported in turn. After another writer's commit in between, a
 /// batch is imported afresh and no more are built.
 @Suite struct AheadBuilderTests {
-    /// The batches of ``LookUpAheadTests``: the second renames, moves and makes staff,
-    /// naming objects the first made.
-    private static let first = [
-        #"{"staffID": 1, "name": "Ada", "deptID": 1}"#, #"{"staffID": 2, "name": "Bo", "deptID": 1, "mentorID": 1}"#,
-        #"{"staffID": 3, "name": "Cy", "deptID": 2}"#, #"{"staffID": 4, "name": "Di"}"#,
-    ]
-    private static let second = [
-        #"{"staffID": 1, "name": "Ada L"}"#, #"{"staffID": 3, "deptID": 3, "mentorID": 6}"#,
-        #"{"staffID": 5, "name": "Ed", "deptID": 2, "mentorID": 2}"#, #"{"staffID": 6, "name": "Fa", "deptID": 1}"#,
-        #"{"staffID": 4, "name": "Di"}"#, #"{"staffID": 2, "deptID": 3}"#,
-    ]
+    /// The batches of ``LookUpAheadTests``, the second also moving one of the first's
+    /// staff: it renames, moves and makes staff, naming objects the first made.
+    private static let first = LookUpAheadTests.first
+    private static let second = LookUpAheadTests.second + [#"{"staffID": 2, "deptID": 3}"#]
 
     private static func records(_ texts: [String]) throws -> [ImportRecord] {
         try texts.enumerated().map { ImportRecord(index: $0, value: try JSONReader().read($1)) }

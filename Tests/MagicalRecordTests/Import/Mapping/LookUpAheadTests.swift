@@ -7,12 +7,12 @@ import Testing
 /// changed, looked up again), the batch imports as if looked up in turn; after any other
 /// commit in between, its keys are looked up afresh.
 @Suite struct LookUpAheadTests {
-    private static let first = [
+    static let first = [
         #"{"staffID": 1, "name": "Ada", "deptID": 1}"#, #"{"staffID": 2, "name": "Bo", "deptID": 1, "mentorID": 1}"#,
         #"{"staffID": 3, "name": "Cy", "deptID": 2}"#, #"{"staffID": 4, "name": "Di"}"#,
     ]
     /// Renames one of the first batch, moves one, makes new ones naming both old and new.
-    private static let second = [
+    static let second = [
         #"{"staffID": 1, "name": "Ada L"}"#, #"{"staffID": 3, "deptID": 3, "mentorID": 6}"#,
         #"{"staffID": 5, "name": "Ed", "deptID": 2, "mentorID": 2}"#, #"{"staffID": 6, "name": "Fa", "deptID": 1}"#,
         #"{"staffID": 4, "name": "Di"}"#,
