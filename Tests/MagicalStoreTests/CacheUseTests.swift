@@ -23,6 +23,15 @@ import Testing
         _ = try allEntries(store.read().tree("tree"))
     }
 
+    /// The store of ``makeStore(in:)`` reopened with an empty cache and read whole: the
+    /// store, and what its cache then holds (the tree's pages).
+    static func reopenedAndRead(in directory: TemporaryDirectory) throws -> (Store, Int) {
+        try makeStore(in: directory).close()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, cacheBytes: 64 << 20))
+        try readAll(store)
+        return (store, try cachedBytes(store))
+    }
+
     /// Every leaf rewritten by one scattered batch: new values and new keys between.
     static func rewriteEverything(_ store: Store, value: UInt8) throws {
         var random = SeededGenerator(seed: UInt64(value))
@@ -49,10 +58,7 @@ import Testing
     /// The leaves it made (here the right halves of splits) are cached when first read.
     @Test func aCommitsCopiesTakeThePlaceOfThePagesTheyReplace() throws {
         let directory = TemporaryDirectory()
-        try Self.makeStore(in: directory).close()
-        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, cacheBytes: 64 << 20))
-        try Self.readAll(store)
-        let oldTree = try Self.cachedBytes(store)
+        let (store, oldTree) = try Self.reopenedAndRead(in: directory)
         try Self.rewriteEverything(store, value: 3)
         let afterRewrite = try Self.cachedBytes(store)
         try Self.readAll(store)
@@ -68,10 +74,7 @@ import Testing
     /// made: an import appends leaves nobody reads soon, and they are cached when read.
     @Test func aCommitCachesTheLeavesItCopiedNotThoseItMade() throws {
         let directory = TemporaryDirectory()
-        try Self.makeStore(in: directory).close()
-        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, cacheBytes: 64 << 20))
-        try Self.readAll(store)
-        let tree = try Self.cachedBytes(store)
+        let (store, tree) = try Self.reopenedAndRead(in: directory)
         // New values in place, no splits: every leaf copied, and the copies stay cached.
         try store.write { try $0.tree("tree").putBatch((0..<Self.entries).map { (numberKey($0 * 2), [UInt8](repeating: 4, count: 40)) }) }
         let afterCopies = try Self.cachedBytes(store)
