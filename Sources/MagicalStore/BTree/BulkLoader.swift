@@ -53,10 +53,25 @@ struct BulkLoader {
     /// new one (whose first key `firstKey` gives) when it is full or there is none.
     private mutating func makeRoom(forPageBytes bytes: Int, firstKey: () -> [UInt8]) throws {
         count += 1
-        if let open = levels[0].open, open.node.encodedSize + bytes > pageSize {
+        if let open = levels[0].open, !Self.leaf(open.node.entries, hasRoomFor: bytes, pagePayload: pageSize) {
             try startNewNode(at: 0)
         }
         if levels[0].open == nil { levels[0].open = LevelNode(node: DirtyNode(leaf: LeafEntries()), firstKey: firstKey()) }
+    }
+
+    /// Whether a leaf being filled with `entries` takes an entry of `bytes` page bytes
+    /// within `pagePayload` (``FileFormat/maximumPagePayload(pageSize:)``).
+    static func leaf(_ entries: LeafEntries, hasRoomFor bytes: Int, pagePayload: Int) -> Bool {
+        entries.encodedSize + bytes <= pagePayload
+    }
+
+    /// Adds a leaf finished elsewhere (its reference, first key and entry count), after
+    /// every one added before: compaction fills and encodes leaves on several threads. A
+    /// loader takes such leaves or entries, not both.
+    mutating func appendLeaf(_ reference: ChildReference, firstKey: [UInt8], entryCount: Int) throws {
+        precondition(levels[0].open == nil && levels[0].full == nil, "a loader takes entries or finished leaves, not both")
+        count += entryCount
+        try add(reference, firstKey: firstKey, at: 1)
     }
 
     /// Finishes every level; returns the root, or nil when nothing was added.
@@ -89,16 +104,20 @@ struct BulkLoader {
 
     /// Finishes `levelNode` and adds it as a child at `level + 1`.
     private mutating func hand(_ levelNode: LevelNode, upFrom level: Int) throws {
-        let reference = try finish(levelNode.node)
-        if levels.count == level + 1 { levels.append(Level()) }
-        if let open = levels[level + 1].open,
-           open.node.encodedSize + 8 + DirtyNode.separatorSize(levelNode.firstKey) > pageSize {
-            try startNewNode(at: level + 1)
+        try add(try finish(levelNode.node), firstKey: levelNode.firstKey, at: level + 1)
+    }
+
+    /// Adds a finished node, whose smallest key is `firstKey`, as the last child at `level`.
+    private mutating func add(_ reference: ChildReference, firstKey: [UInt8], at level: Int) throws {
+        if levels.count == level { levels.append(Level()) }
+        if let open = levels[level].open,
+           open.node.encodedSize + 8 + DirtyNode.separatorSize(firstKey) > pageSize {
+            try startNewNode(at: level)
         }
-        if let open = levels[level + 1].open {
-            open.node.insertChild(reference, separator: levelNode.firstKey, after: open.node.count - 1)
+        if let open = levels[level].open {
+            open.node.insertChild(reference, separator: firstKey, after: open.node.count - 1)
         } else {
-            levels[level + 1].open = LevelNode(node: DirtyNode(separators: [], children: [reference]), firstKey: levelNode.firstKey)
+            levels[level].open = LevelNode(node: DirtyNode(separators: [], children: [reference]), firstKey: firstKey)
         }
     }
 

@@ -77,30 +77,20 @@ extension Store {
         return CompactionResult(bytesBefore: bytesBefore, bytesAfter: commit.end)
     }
 
-    /// Bulk-loads every tree of `snapshot` into `writer`'s file, then the catalog.
+    /// Copies every tree of `snapshot` into `writer`'s file, each filled range by range on
+    /// the scan threads (``TreeCopier``), then the catalog.
     private func copyTrees(of snapshot: ReadTransaction, with writer: LogWriter) throws -> (root: UInt64, count: UInt64) {
         let pageSize = snapshot.reader.pageSize
-        // A leaf waits in memory for its parent branch to be finished: the branch's leaves
-        // are then encoded and compressed on every core at once, not one by one.
-        let writePage: (DirtyNode) throws -> ChildReference = { node in
-            node.isLeaf ? .dirty(node) : .page(try writer.writeSubtree(.dirty(node)))
+        var catalog = BulkLoader(pageSize: pageSize) { node in
+            .page(try writer.writeSubtree(.dirty(node)))
         }
-        var catalog = BulkLoader(pageSize: pageSize, finish: writePage)
         for name in try snapshot.treeNames() {
-            let tree = try snapshot.tree(name)
-            var loader = BulkLoader(pageSize: pageSize, finish: writePage)
-            let inlineLimit = FileFormat.inlineEntryLimit(pageSize: pageSize)
-            try tree.forEachEntry { key, value in
-                if key.count + value.count <= inlineLimit {
-                    try loader.appendInline(key: key, value: value)
-                } else {
-                    try loader.append(Array(key), .pendingOverflow(Array(value)))
-                }
-                return true
-            }
-            let root = try loader.finishTree()
-            let rootOffset = try root.map { try writer.writeSubtree($0) } ?? 0
-            try catalog.append(try Catalog.key(for: name), .inline(Catalog.encode(.init(root: rootOffset, count: UInt64(loader.count)))))
+            let copier = TreeCopier(
+                tree: try snapshot.tree(name), writer: writer, pageSize: pageSize,
+                threads: options.scanThreads, entriesPerRange: 2 * options.entriesPerScanThread
+            )
+            let copied = try copier.copy()
+            try catalog.append(try Catalog.key(for: name), .inline(Catalog.encode(.init(root: copied.root, count: UInt64(copied.count)))))
         }
         let root = try catalog.finishTree()
         return (try root.map { try writer.writeSubtree($0) } ?? 0, UInt64(catalog.count))

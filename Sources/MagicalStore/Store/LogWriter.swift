@@ -145,7 +145,7 @@ final class LogWriter {
 
     /// A changed leaf ready for the log: how it goes (F29), its frame, and the leaf payload
     /// a reader sees, to keep for the cache.
-    private struct EncodedLeaf {
+    struct EncodedLeaf {
         var write = LeafEntries.LeafWrite.full
         var frame: [UInt8] = []
         /// The whole leaf, for the page kept when `isRetained`.
@@ -155,7 +155,7 @@ final class LogWriter {
 
     /// Encodes a leaf as a delta of its base when small enough, else in full (F29). Reads
     /// only constants of the writer, so leaves encode on several threads at once.
-    private func encodeLeaf(_ entries: LeafEntries) -> EncodedLeaf {
+    func encodeLeaf(_ entries: LeafEntries) -> EncodedLeaf {
         var encoded = EncodedLeaf()
         encoded.isRetained = retains(entries)
         var payload: [UInt8] = []
@@ -190,7 +190,7 @@ final class LogWriter {
     }
 
     /// Appends an encoded leaf; returns its page offset (its base's when unchanged).
-    private func appendLeaf(_ encoded: EncodedLeaf) throws -> UInt64 {
+    func appendLeaf(_ encoded: EncodedLeaf) throws -> UInt64 {
         var delta: LeafDelta?
         switch encoded.write {
         case .unchanged(let base):
@@ -249,11 +249,4 @@ enum PageRetention {
     /// cached page the commit supersedes; the limit bounds what a batch of any size holds
     /// until its commit.
     case copies(upTo: Int)
-}
-
-/// What the tasks of one `concurrentPerform` share: leaves they only read, a buffer each
-/// fills at its own index.
-private struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

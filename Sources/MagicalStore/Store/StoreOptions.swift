@@ -29,11 +29,12 @@ public struct StoreOptions: Sendable {
     /// Where files live; the real file system by default, an in-memory or fault-injecting one in tests.
     public var fileSystem: any StorageFileSystem
     /// Threads a whole-tree scan may use, each reading its own range of keys (a filtered
-    /// fetch that scans an entity); 1 scans on the calling thread alone. Defaults to the
-    /// active processors, at most 8.
+    /// fetch that scans an entity, a compaction's copy); 1 scans on the calling thread
+    /// alone. Defaults to the active processors, at most 8.
     public var scanThreads: Int
     /// The fewest entries each scan thread is given: a smaller tree is scanned on fewer
-    /// threads (starting one costs about as much as testing a few thousand records).
+    /// threads (starting one costs about as much as testing a few thousand records). A
+    /// compaction copies ranges of about twice as many.
     public var entriesPerScanThread: Int
 
     public init(
