@@ -377,6 +377,9 @@ private struct DirectBatch {
     private var positions: [ObjectID: Int] = [:]
     /// Members that left stored to-many relationships, written as deletions.
     var removals: Set<RemovedTarget> = []
+    /// Room the tables are made with; `removals` gets it at its first member (most batches
+    /// have none, and an upsert's moves one per record: growing rehashed them all again).
+    private let tableCapacity: Int
     /// By place in `entries`: where the commit's upserts hold the object's state, or -1
     /// when the commit leaves it as stored (set by ``changes(counting:)``).
     private var writtenAt: [Int] = []
@@ -392,6 +395,7 @@ private struct DirectBatch {
         (tables, stored) = lookup.take()
         known = tableNames.map { tables.removeValue(forKey: $0) ?? [:] }
         let withTargets = capacity + capacity / 16 + 64
+        tableCapacity = withTargets
         entries.reserveCapacity(withTargets)
         positions.reserveCapacity(withTargets)
     }
@@ -455,7 +459,10 @@ private struct DirectBatch {
             // The previous target's members are not read: one that joined in this batch
             // leaves its additions, a stored one is deleted from the store's set.
             let left = positions[previous].map { entries[$0].state.removeTarget(sourceID, at: inversePosition) } ?? false
-            if !left { removals.insert(RemovedTarget(owner: previous, position: inversePosition, target: sourceID)) }
+            if !left {
+                if removals.isEmpty { removals.reserveCapacity(tableCapacity) }
+                removals.insert(RemovedTarget(owner: previous, position: inversePosition, target: sourceID))
+            }
         }
         if let target, let targetID {
             // Back where it is stored: the deletion is called off, nothing is added. (Most

@@ -31,12 +31,19 @@ final class ImportKeyLookup {
             // Taken out while filled: changed through the outer table, each entry was a copy.
             var table = known.removeValue(forKey: entityName) ?? [:]
             table.reserveCapacity(table.count + keys.count)
+            // Room for every key once one is found (growing rehashed the states again and
+            // again); none when the store has none of them, as in a first import.
+            var storedRoom = stored.count + keys.count
             // In no order: the look-up orders the index keys itself.
             try snapshot.statesByIndexedValue(entityName, key.attribute.name, Array(keys)) { value, states, isIndexed in
                 // Absent keys are in the table too: the batch finds an object's key and
                 // whether the store lacks it with one probe, and records it in place.
                 if !isIndexed { table[value] = .absent }
                 for state in states where table[state.attributes[position]] == nil {
+                    if storedRoom > 0 {
+                        stored.reserveCapacity(storedRoom)
+                        storedRoom = 0
+                    }
                     table[state.attributes[position]] = .object(state.id)
                     stored[state.id] = state
                 }
