@@ -13,7 +13,9 @@ open class ManagedObject: CustomStringConvertible {
     public let objectID: ObjectID
     public let entity: Entity
     /// The context the object belongs to; nil once that context is gone.
-    public private(set) weak var managedObjectContext: ManagedObjectContext?
+    public var managedObjectContext: ManagedObjectContext? { link.context }
+    /// Its context's lock and weak reference (shared by the context's objects).
+    private let link: ContextLink
     /// Guarded by the context's lock.
     var state: ObjectState
     var isDeletedInContext = false
@@ -23,7 +25,7 @@ open class ManagedObject: CustomStringConvertible {
     public required init(_ seed: ObjectSeed) {
         self.objectID = seed.objectID
         self.entity = seed.entity
-        self.managedObjectContext = seed.context
+        self.link = seed.context.link
         self.state = seed.state
     }
 
@@ -87,9 +89,12 @@ open class ManagedObject: CustomStringConvertible {
         }
     }
 
+    /// Runs `body` under the context's lock (which outlives the context: the object's
+    /// state stays guarded after it).
     func withContextLock<T>(_ body: () throws -> T) rethrows -> T {
-        guard let context = managedObjectContext else { return try body() }
-        return try context.withLock(body)
+        link.lock.lock()
+        defer { link.lock.unlock() }
+        return try body()
     }
 
     open var description: String {

@@ -36,9 +36,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     let stack: ObjectStack
     let queue: DispatchQueue
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
-    private let lock = NSRecursiveLock()
+    /// What this context's objects hold of it, with the lock that guards what follows.
+    let link = ContextLink()
 
-    // Guarded by `lock`.
+    // Guarded by `link`'s lock.
     private var storedName: String?
     /// Registered objects, held strongly: one whose only reference is this table's is
     /// dead to every caller (see ``registeredObject(_:)``). Weak references would say the
@@ -62,6 +63,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
         self.storedName = name
         queue = DispatchQueue(label: "MagicalRecord.context" + (name.map { "." + $0 } ?? ""))
         queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        link.context = self
         stack.register(self)
     }
 
@@ -99,9 +101,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     // MARK: Bookkeeping (under the lock)
 
     func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try link.withLock(body)
     }
 
     /// Whether no object is registered (dead entries count until pruned).
