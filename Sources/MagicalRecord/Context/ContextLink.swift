@@ -5,7 +5,7 @@ import Foundation
 /// without loading a weak reference, and making or dropping an object changes one plain
 /// reference count. (Objects held their context weakly themselves: each made and
 /// destroyed a weak reference, and every retain and release of the context, which has a
-/// side table for them, took the runtime's slow path: some 8% of a point get.)
+/// side table for them, took the runtime's slow path: about 5% of a point get.)
 final class ContextLink: @unchecked Sendable {
     /// The context's lock (``ManagedObjectContext/withLock(_:)``): it guards the
     /// context's bookkeeping and its objects' states.
