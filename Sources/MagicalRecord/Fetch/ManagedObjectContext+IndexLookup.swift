@@ -24,7 +24,7 @@ extension ManagedObjectContext {
         guard type.indexEqualityIsValueEquality, type.accepts(wanted), !hasPendingChanges(of: entity.name) else { return nil }
 
         do {
-            return try probe(entity, attribute, position, wanted)
+            return try probe(entity, position, wanted)
         } catch {
             let lookup = ObjectPredicate.comparison(PredicateComparison(.keyPath(PredicateKeyPath(attribute)), .equalTo, .constant(wanted)))
             Log.fetchFailed(FetchRequest(entityName: entityName, predicate: lookup, fetchLimit: 1), error)
@@ -32,16 +32,17 @@ extension ManagedObjectContext {
         }
     }
 
-    private func probe(_ entity: Entity, _ attribute: String, _ position: Int, _ wanted: AttributeValue) throws(MagicalRecordError) -> ManagedObject?? {
+    private func probe(_ entity: Entity, _ position: Int, _ wanted: AttributeValue) throws(MagicalRecordError) -> ManagedObject?? {
         let snapshot = try stack.store.snapshot()
+        let coder = try stack.store.coder(for: entity)
         // Entries of one value are ordered by object number: the first is the one the
         // general fetch returns.
-        guard let number = try snapshot.firstIndexed(entity.name, attribute, equalTo: wanted) else { return .some(nil) }
+        guard let number = try snapshot.firstIndexed(coder, position, equalTo: wanted) else { return .some(nil) }
         let id = ObjectID(entityName: entity.name, number: number)
         return try withLock { () throws(MagicalRecordError) -> ManagedObject?? in
             if let registered = registeredObject(id) { return .some(registered) }
             // The record disagreeing with its index entry is for the general fetch to sort out.
-            guard let state = try snapshot.state(of: id), state.attributes[position] == wanted else { return nil }
+            guard let state = try snapshot.state(of: id, coder: coder), state.attributes[position] == wanted else { return nil }
             return .some(makeObject(id, entity, state))
         }
     }

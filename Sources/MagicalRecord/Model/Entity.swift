@@ -18,6 +18,9 @@ public final class Entity: Sendable, CustomStringConvertible {
     public let keyAttribute: String?
     /// Attributes kept in an index: those marked indexed, and the key.
     public let indexedAttributes: [String]
+    /// Place in its model's entities: a store finds what it keeps per entity (a record
+    /// coder) by it, without hashing the name.
+    let ordinal: Int
 
     /// A new object's values: each attribute's default, each relationship empty. Made once:
     /// an import makes thousands of objects, and reading every description for each one
@@ -36,9 +39,11 @@ public final class Entity: Sendable, CustomStringConvertible {
         relationships: [RelationshipDescription],
         ancestors: [String],
         concreteEntities: [String],
-        keyAttribute: String?
+        keyAttribute: String?,
+        ordinal: Int
     ) {
         self.name = declaration.name
+        self.ordinal = ordinal
         self.declaration = declaration
         self.attributes = attributes
         self.relationships = relationships

@@ -34,7 +34,8 @@ struct ModelResolver {
                 relationships: relationships,
                 ancestors: ancestors,
                 concreteEntities: concrete,
-                keyAttribute: keyAttribute(of: declaration, chain: chain, attributes: attributes)
+                keyAttribute: keyAttribute(of: declaration, chain: chain, attributes: attributes),
+                ordinal: entities.count
             ))
         }
         return entities

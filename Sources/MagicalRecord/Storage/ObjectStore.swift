@@ -10,8 +10,9 @@ final class ObjectStore: Sendable {
     let slots: SlotMap
     /// The versions the store was written with before ``model`` (nil: none).
     let history: JSONModelDescription?
-    /// Record coders of the concrete entities.
+    /// Record coders of the concrete entities, by name and by entity ordinal.
     let coders: [String: RecordCoder]
+    private let codersByOrdinal: [RecordCoder?]
     private let lastNumber: Atomic<Int64>
 
     var path: String { store.path }
@@ -76,7 +77,11 @@ final class ObjectStore: Sendable {
             self.model = model
             self.slots = slots
             self.history = metadata?.history
-            self.coders = try Self.makeCoders(model, slots)
+            let coders = try Self.makeCoders(model, slots)
+            self.coders = coders
+            var byOrdinal = [RecordCoder?](repeating: nil, count: model.entities.count)
+            for coder in coders.values where coder.entity.ordinal < byOrdinal.count { byOrdinal[coder.entity.ordinal] = coder }
+            codersByOrdinal = byOrdinal
             self.lastNumber = Atomic(metadata?.lastNumber ?? 0)
         } catch {
             try? store.close()
@@ -113,6 +118,12 @@ final class ObjectStore: Sendable {
     func coder(for entity: String) throws(MagicalRecordError) -> RecordCoder {
         guard let coder = coders[entity] else { throw .model(.unknownEntity(entity)) }
         return coder
+    }
+
+    /// The coder of `entity` found by its ordinal (by name for an entity of another model).
+    func coder(for entity: Entity) throws(MagicalRecordError) -> RecordCoder {
+        if entity.ordinal < codersByOrdinal.count, let coder = codersByOrdinal[entity.ordinal], coder.entity === entity { return coder }
+        return try coder(for: entity.name)
     }
 
     /// The latest committed state, for reading.

@@ -7,8 +7,10 @@ import MagicalStore
 final class RecordCoder: Sendable {
     let entity: Entity
     let entityCode: Int
-    /// The name of the entity's records tree, made once: a point read names it each time.
-    let objectTree: String
+    /// The entity's records tree, and by attribute position its index trees (nil for an
+    /// attribute without one), resolved once: a point get reads two of them.
+    let objectTree: TreeHandle
+    let indexTrees: [TreeHandle?]
     /// Slot numbers by attribute position, and by relationship position (to-one only).
     private let attributeSlots: [Int]
     private let toOneSlots: [Int?]
@@ -47,7 +49,10 @@ final class RecordCoder: Sendable {
         guard let code = slots.entityCode(entity.name) else { throw .damagedMetadata("no entity code for \(entity.name)") }
         self.entity = entity
         self.entityCode = code
-        objectTree = StoreLayout.objectTree(entity.name)
+        objectTree = TreeHandle(StoreLayout.objectTree(entity.name))
+        indexTrees = entity.attributes.map { attribute in
+            entity.indexedAttributes.contains(attribute.name) ? TreeHandle(StoreLayout.indexTree(entity.name, attribute.name)) : nil
+        }
         self.slots = slots
         var attributeSlots: [Int] = []
         var positions: [Int: Int] = [:]

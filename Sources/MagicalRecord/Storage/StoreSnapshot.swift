@@ -16,7 +16,11 @@ final class StoreSnapshot: @unchecked Sendable {
 
     /// The stored state of `id`, or nil when no such object is stored.
     func state(of id: ObjectID) throws(MagicalRecordError) -> ObjectState? {
-        let coder = try store.coder(for: id.entityName)
+        try state(of: id, coder: try store.coder(for: id.entityName))
+    }
+
+    /// The same, with the coder of the object's entity at hand.
+    func state(of id: ObjectID, coder: RecordCoder) throws(MagicalRecordError) -> ObjectState? {
         // Decoded where the record lies in its page: no copy of its bytes first.
         let decoded = try withStoreErrors {
             let records = try transaction.tree(coder.objectTree)
@@ -175,12 +179,16 @@ final class StoreSnapshot: @unchecked Sendable {
         }
     }
 
-    /// The smallest object number whose `attribute` equals `value` in the index of the
-    /// concrete entity `entityName` (the first entry under the value's prefix), or nil.
-    func firstIndexed(_ entityName: String, _ attribute: String, equalTo value: AttributeValue) throws(MagicalRecordError) -> Int64? {
+    /// The smallest object number whose attribute at `position` equals `value` in the
+    /// index of `coder`'s (concrete) entity (the first entry under the value's prefix), or
+    /// nil. The attribute must be indexed.
+    func firstIndexed(_ coder: RecordCoder, _ position: Int, equalTo value: AttributeValue) throws(MagicalRecordError) -> Int64? {
+        let entityName = coder.entity.name
+        let attribute = coder.entity.attributes[position].name
+        let tree = coder.indexTrees[position] ?? TreeHandle(StoreLayout.indexTree(entityName, attribute))
         let prefix = StoreLayout.indexPrefix(value)
         return try withStoreErrors {
-            return try transaction.tree(StoreLayout.indexTree(entityName, attribute)).withFirstKey(atOrAfter: prefix) { key -> Int64? in
+            return try transaction.tree(tree).withFirstKey(atOrAfter: prefix) { key -> Int64? in
                 guard let key, key.starts(with: prefix) else { return nil }
                 // The number is what follows the value's prefix: read alone, no tuple built.
                 let number = KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefix.count...]))

@@ -27,15 +27,34 @@ public struct ReadTransaction: Sendable {
     }
 
     public func treeIfPresent(_ name: String) throws -> TreeReader? {
-        let lookUp = { () throws -> Catalog.Entry? in
-            let key = try Catalog.key(for: name)
-            guard let value = try lookup(key, root: catalogRoot, reader: reader) else { return nil }
-            return try Catalog.decode(try reader.bytes(of: value), name: key)
-        }
         let found: Catalog.Entry?
-        if let directory { found = try directory.entry(name, lookUp: lookUp) } else { found = try lookUp() }
-        guard let entry = found else { return nil }
-        return TreeReader(root: entry.root == 0 ? nil : .page(entry.root), count: Int(entry.count), reader: reader)
+        if let directory { found = try directory.entry(name) { try catalogEntry(name) } } else { found = try catalogEntry(name) }
+        return found.map(reader(of:))
+    }
+
+    /// The tree `handle` names; throws ``StoreError/treeNotFound(_:)`` when there is none.
+    public func tree(_ handle: TreeHandle) throws -> TreeReader {
+        guard let tree = try treeIfPresent(handle) else { throw StoreError.treeNotFound(handle.name) }
+        return tree
+    }
+
+    public func treeIfPresent(_ handle: TreeHandle) throws -> TreeReader? {
+        // The cached answer first, with no closure: one that captures the transaction
+        // copies it, a retain per reference it holds (as much as the rest of the lookup).
+        if let cached = directory?.cachedEntry(handle) { return cached.map(reader(of:)) }
+        let found: Catalog.Entry?
+        if let directory { found = try directory.entry(handle) { try catalogEntry(handle.name) } } else { found = try catalogEntry(handle.name) }
+        return found.map(reader(of:))
+    }
+
+    private func catalogEntry(_ name: String) throws -> Catalog.Entry? {
+        let key = try Catalog.key(for: name)
+        guard let value = try lookup(key, root: catalogRoot, reader: reader) else { return nil }
+        return try Catalog.decode(try reader.bytes(of: value), name: key)
+    }
+
+    private func reader(of entry: Catalog.Entry) -> TreeReader {
+        TreeReader(root: entry.root == 0 ? nil : .page(entry.root), count: Int(entry.count), reader: reader)
     }
 
     /// The names of all trees, in byte order.
