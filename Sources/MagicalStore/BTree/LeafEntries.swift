@@ -297,18 +297,25 @@ struct LeafEntries {
     /// The leaf payload (Spec section 4.1). Every value must be inline or a written
     /// overflow reference.
     func encode(into payload: inout [UInt8]) {
+        var size = 2 + 2 * entries.count
+        for entry in entries { size += Int(entry.end - entry.start) }
         payload.removeAll(keepingCapacity: true)
-        payload.reserveCapacity(encodedSize)
-        payload.appendLittleEndian(UInt16(entries.count))
-        var offset = 2 + 2 * entries.count
-        for entry in entries {
-            payload.appendLittleEndian(UInt16(offset))
-            offset += Int(entry.end - entry.start)
-        }
-        bytes.withUnsafeBytes { raw in
-            for entry in entries {
-                precondition(entry.kind != Self.pendingKind, "overflow values are written before their leaf")
-                payload.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[Int(entry.start)..<Int(entry.end)]))
+        payload.append(contentsOf: repeatElement(0, count: size))
+        // Copied through pointers: an append per slot and per entry checked capacity and
+        // grew the count each time (most of a leaf's encoding, with a few bytes per entry).
+        payload.withUnsafeMutableBytes { out in
+            bytes.withUnsafeBytes { raw in
+                out.storeBytes(of: UInt16(entries.count).littleEndian, toByteOffset: 0, as: UInt16.self)
+                var slot = 2
+                var offset = 2 + 2 * entries.count
+                for entry in entries {
+                    precondition(entry.kind != Self.pendingKind, "overflow values are written before their leaf")
+                    out.storeBytes(of: UInt16(offset).littleEndian, toByteOffset: slot, as: UInt16.self)
+                    slot += 2
+                    let length = Int(entry.end - entry.start)
+                    out.baseAddress!.advanced(by: offset).copyMemory(from: raw.baseAddress!.advanced(by: Int(entry.start)), byteCount: length)
+                    offset += length
+                }
             }
         }
     }
