@@ -174,8 +174,11 @@ struct DirectImporter {
         }
         let changes = batch.changes(counting: &result)
         var failures: [ValidationFailure] = []
+        // A batch's states come entity by entity: the name is hashed once per run of them.
+        var entity: Entity?
         for state in changes.upserts {
-            guard let entity = model.entity(named: state.id.entityName) else { continue }
+            if entity?.name != state.id.entityName { entity = model.entity(named: state.id.entityName) }
+            guard let entity else { continue }
             failures += SaveValidation.failures(of: state, entity: entity)
         }
         guard failures.isEmpty else { throw .validation(failures) }
@@ -200,23 +203,18 @@ struct DirectImporter {
 
     // MARK: Keys
 
-    /// Every key the batch names, by entity: its records' own and their targets'. What
-    /// does not convert is left out here and reported when its record is planned.
-    private func collectKeys(_ records: [ImportRecord]) -> [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] {
+    /// Every key the planned batch names, by entity: its records' own and their targets',
+    /// as planning converted them (a record that did not convert names none).
+    private func collectKeys(_ planned: PlannedBatch) -> [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] {
         // Collected apart and put together at the end: inserting through the dictionary
         // copied its entry each time.
-        var ownKeys = Set<AttributeValue>(minimumCapacity: mapping.key == nil ? 0 : records.count)
+        var ownKeys = Set<AttributeValue>(minimumCapacity: mapping.key == nil ? 0 : planned.records.count)
         var targetKeys = [Set<AttributeValue>](repeating: [], count: byKeys.count)
-        for record in records {
-            guard case .object(let object) = record.value else { continue }
-            if let key = mapping.key, case .found(let json, _) = object.value(at: key.keyPaths, nullAsAbsent: true),
-               let value = try? Importer.convertKey(json, key, entity: entityName, index: record.index) {
-                ownKeys.insert(value)
-            }
-            for (index, byKey) in byKeys.enumerated() {
-                guard case .found(let json, _) = object.value(at: byKey.mapping.keyPaths, nullAsAbsent: options.nullAsAbsent),
-                      let value = try? Importer.convertKey(json, byKey.targetKey, entity: byKey.destination.name, index: record.index) else { continue }
-                targetKeys[index].insert(value)
+        for record in planned.records {
+            guard case .planned(let plan) = record else { continue }
+            if let key = plan.key { ownKeys.insert(key) }
+            for place in plan.targets {
+                if let key = planned.targets[place].key { targetKeys[planned.targets[place].link].insert(key) }
             }
         }
         var wanted: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
@@ -266,7 +264,6 @@ struct DirectImporter {
     /// needed after this).
     func plan(_ records: [ImportRecord]) -> PlannedBatch {
         var planned = PlannedBatch()
-        planned.keys = collectKeys(records)
         planned.records.reserveCapacity(records.count)
         planned.attributes.reserveCapacity(records.count * mapping.attributes.count)
         planned.targets.reserveCapacity(records.count * byKeys.count)
@@ -280,6 +277,9 @@ struct DirectImporter {
                 planned.records.append(.failed(error))
             }
         }
+        // From the converted records: converting every key a second time to look it up was
+        // a fifth of planning.
+        planned.keys = collectKeys(planned)
         return planned
     }
 
