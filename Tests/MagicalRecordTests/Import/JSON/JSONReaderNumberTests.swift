@@ -1,4 +1,5 @@
 import Foundation
+import MagicalStore
 import Testing
 @testable import MagicalRecord
 
@@ -69,6 +70,25 @@ struct JSONReaderNumberTests {
         // 39 significant digits, or beyond Decimal's exponents: nil, never rounded.
         for text in ["123456789012345678901234567890123456789", "340282366920938463463374607431768211456", "1e-200", "1e200"] {
             #expect(JSONNumber(text: text).decimalValue == nil, "\(text)")
+        }
+    }
+
+    /// Short decimals (read by dividing their digits by a power of ten) come out bit for
+    /// bit as the general parser reads them, signed zeros and the 15-digit limit included.
+    @Test func shortDecimalsReadAsTheGeneralParserDoes() {
+        var random = SplitMix64(seed: 0x4443_4D4C)
+        var texts = ["0", "-0", "0.0", "-0.0", "1.", ".5", "-.5", "123456789012345", "1234567890123456", "0.000000000000001",
+                     "9007199254740993", "99999999999999.9", "-99999999999999.99", "1.2.3", "-", "."]
+        for _ in 0..<(2000 * testScale) {
+            let digits = String((0..<Int.random(in: 1...17, using: &random)).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+            let point = Int.random(in: 0...digits.count, using: &random)
+            let text = (Bool.random(using: &random) ? "-" : "") + digits.prefix(point) + "." + digits.dropFirst(point)
+            texts.append(text)
+            texts.append(digits)
+        }
+        for text in texts {
+            let expected = Double(text).flatMap { $0.isFinite ? $0 : nil }
+            #expect(JSONNumber(text: text).doubleValue?.bitPattern == expected?.bitPattern, "\(text)")
         }
     }
 
