@@ -253,7 +253,7 @@ extension UInt8 {
 extension UnsafeBufferPointer<UInt8> {
     /// Eight bytes from `index`, the first in the lowest bits.
     @inline(__always)
-    fileprivate func loadWord(at index: Int) -> UInt64 {
+    func loadWord(at index: Int) -> UInt64 {
         UInt64(littleEndian: UnsafeRawPointer(baseAddress!).loadUnaligned(fromByteOffset: index, as: UInt64.self))
     }
 }

@@ -26,6 +26,22 @@ struct JSONParser: ~Copyable {
     /// The member names of the objects read last, most recent first: the records of an
     /// array usually repeat one set of names, which their objects then share.
     private var recentNames: [JSONMemberNames] = []
+    /// The names read last (`recentNames[0]`) as the input would spell them, by place (nil
+    /// for one only an escape can spell): the next object's member names are matched in
+    /// place against them. Bytes of a spelling past its first 8 are in `expectedTails`.
+    private var expected: [ExpectedName?] = []
+    private var expectedTails: [UInt8] = []
+
+    private struct ExpectedName {
+        let name: String
+        /// The spelling's first 8 bytes, with its closing quote when that fits, as a
+        /// little-endian word, and the mask of the bytes that count in it.
+        let head: UInt64
+        let mask: UInt64
+        /// Bytes in the name; those past the first 8 are at `tailStart` in `expectedTails`.
+        let length: Int
+        let tailStart: Int
+    }
     /// Scratch for strings with escapes.
     var unescaped: [UInt8] = []
 
@@ -179,11 +195,52 @@ struct JSONParser: ~Copyable {
 
     private mutating func parseMemberName() throws(JSONError) {
         guard position < input.count, input[position] == UInt8(ascii: "\"") else { throw unexpected(.memberName) }
-        names.push(try parseString())
+        if !expected.isEmpty, let frame = frames.last, let name = expectedName(at: names.count - frame.namesStart) {
+            names.push(name)
+        } else {
+            names.push(try parseString())
+        }
         skipWhitespace()
         guard position < input.count, input[position] == UInt8(ascii: ":") else { throw unexpected(.colon) }
         position += 1
         skipWhitespace()
+    }
+
+    /// The name at `index` of the names read last, read here when the input spells it
+    /// exactly (then `position` is past its closing quote): the records of an array repeat
+    /// their names, and making each a `String` again was a third of reading a record.
+    private mutating func expectedName(at index: Int) -> String? {
+        guard index < expected.count, let name = expected[index] else { return nil }
+        let start = position + 1
+        // A word at once: most names, with their quote, are compared in one.
+        guard start + 8 <= input.count, input.loadWord(at: start) & name.mask == name.head else { return nil }
+        if name.length >= 8 {
+            let end = start + name.length
+            guard end < input.count, input[end] == UInt8(ascii: "\"") else { return nil }
+            for offset in 8..<name.length where input[start + offset] != expectedTails[name.tailStart + offset - 8] { return nil }
+        }
+        position = start + name.length + 1
+        return name.name
+    }
+
+    /// Expects the next object to repeat `names`.
+    private mutating func expect(_ names: JSONMemberNames) {
+        expected.removeAll(keepingCapacity: true)
+        expectedTails.removeAll(keepingCapacity: true)
+        for name in names.names {
+            let bytes = Array(name.utf8)
+            // Only bytes a string may hold as they are: a quote, a backslash or a control
+            // character is written escaped, and so never matches the input byte for byte.
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else {
+                expected.append(nil)
+                continue
+            }
+            let head = bytes.prefix(8) + (bytes.count < 8 ? [UInt8(ascii: "\"")] : [])
+            let word = head.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * $1.offset) }
+            let mask = head.count == 8 ? UInt64.max : (UInt64(1) << (8 * head.count)) - 1
+            expected.append(ExpectedName(name: name, head: word, mask: mask, length: bytes.count, tailStart: expectedTails.count))
+            expectedTails.append(contentsOf: bytes.dropFirst(8))
+        }
     }
 
     /// Builds the object from its members, last value winning for a repeated name.
@@ -203,6 +260,7 @@ struct JSONParser: ~Copyable {
             memberNames = JSONMemberNames(order)
             recentNames.insert(memberNames, at: 0)
             if recentNames.count > Self.recentNamesKept { recentNames.removeLast() }
+            expect(memberNames)
         }
         return JSONObject(names: memberNames, values: values.popArray(from: frame.valuesStart))
     }
@@ -216,6 +274,7 @@ struct JSONParser: ~Copyable {
         if index > 0 {
             recentNames.remove(at: index)
             recentNames.insert(found, at: 0)
+            expect(found)
         }
         return found
     }

@@ -62,6 +62,58 @@ import Testing
         #expect(objects[0].names !== objects[1].names)
     }
 
+    /// Member names are matched in place against the names of the object read before:
+    /// whatever mix of repeated, reordered, prefixed, extended and escaped spellings the
+    /// records use, whole or streamed in small chunks, they read as their names say.
+    @Test func namesReadInPlaceAreTheNamesTheInputSpells() throws {
+        let pool = ["id", "name", "nam", "names", "é", "a\"b", "x\\y", "\u{1}c"]
+        var random = SplitMix64(seed: 0x4E41_4D45)
+        var records: [[(String, Int)]] = []
+        var text = "["
+        for index in 0..<(200 * testScale) {
+            // Mostly the same names in the same order, as records are.
+            let names = Int.random(in: 0..<4, using: &random) == 0
+                ? Array(pool.shuffled(using: &random).prefix(Int.random(in: 0...4, using: &random)))
+                : ["id", "name", "nam", "é"]
+            let record = names.enumerated().map { ($1, index * 10 + $0) }
+            records.append(record)
+            let members = record.map { name, value in "\(Self.spell(name, escaping: Int.random(in: 0..<5, using: &random) == 0)):\(value)" }
+            text += (index == 0 ? "" : ",") + "{" + members.joined(separator: ",") + "}"
+        }
+        text += "]"
+        let expected = JSONValue.array(records.map { .object(JSONObject($0.map { ($0, JSONValue.number(JSONNumber(text: "\($1)"))) })) })
+        #expect(try JSONReader().read(text) == expected)
+        let folder = JSONScratchFolder()
+        for chunkSize in [1, 5, 64] {
+            let streamed = readAll(try folder.stream(Array(text.utf8), chunkSize: chunkSize))
+            #expect(streamed.error == nil)
+            #expect(.array(streamed.elements) == expected, "chunks of \(chunkSize)")
+        }
+    }
+
+    /// A name the object before spelled with an escape is still refused when the next
+    /// spells it with the raw control character.
+    @Test func aRawControlCharacterInARepeatedNameIsStillAnError() {
+        let text = Array(#"[{"\u0001":1},{""#.utf8) + [1] + Array(#"":2}]"#.utf8)
+        #expect(throws: JSONError(.controlCharacterInString(1), offset: 16)) { try JSONReader().read(text) }
+    }
+
+    /// `name` as a JSON string: quotes, backslashes and control characters escaped, and
+    /// with `escaping` every letter as a `\u` escape too.
+    private static func spell(_ name: String, escaping: Bool) -> String {
+        var spelled = "\""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "\"": spelled += "\\\""
+            case "\\": spelled += "\\\\"
+            case _ where scalar.value < 0x20 || (escaping && scalar.properties.isAlphabetic):
+                spelled += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: spelled.unicodeScalars.append(scalar)
+            }
+        }
+        return spelled + "\""
+    }
+
     /// Equal objects have the same members in the same order, and hash alike.
     @Test func equalityFollowsMembersAndOrder() {
         let small = JSONObject([("a", 1), ("b", 2)])
