@@ -11,12 +11,18 @@ func fuzzJSONReader(_ bytes: UnsafeRawBufferPointer) {
     let size = bytes.count
     for reader in [JSONReader(), JSONReader(allowsTrailingCommas: true, maximumDepth: 8)] {
         let expected: (elements: [JSONValue], error: JSONError?)
+        // Names read afresh every time: the names matched in place must read the same.
+        var afresh = reader
+        afresh.matchesRepeatedNames = false
+        let readAfresh = Result { () throws(JSONError) in try afresh.read(bytes) }
         do {
             let value = try reader.read(bytes)
+            precondition((try? readAfresh.get()) == value, "names matched in place read differently")
             precondition((try? reader.read(write(value))) == value, "written value reads back different")
             expected = streamOutcome(of: bytes, whole: .success(value))
         } catch {
             precondition((0...size).contains(error.offset ?? -1), "error outside the input: \(error)")
+            guard case .failure(let other) = readAfresh, other == error else { preconditionFailure("names matched in place fail differently") }
             expected = streamOutcome(of: bytes, whole: .failure(error))
         }
         let fromData = readAll(JSONArrayStream(data: Data(bytes), reader: reader))

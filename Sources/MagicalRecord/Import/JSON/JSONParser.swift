@@ -12,6 +12,7 @@
 struct JSONParser: ~Copyable {
     let allowsTrailingCommas: Bool
     let maximumDepth: Int
+    let matchesRepeatedNames: Bool
 
     /// The bytes being read; only valid during the call that attached them.
     private(set) var input = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
@@ -54,6 +55,7 @@ struct JSONParser: ~Copyable {
     init(_ reader: JSONReader) {
         allowsTrailingCommas = reader.allowsTrailingCommas
         maximumDepth = reader.maximumDepth
+        matchesRepeatedNames = reader.matchesRepeatedNames
     }
 
     mutating func attach(_ bytes: UnsafeRawBufferPointer, base: Int, position: Int) {
@@ -225,6 +227,7 @@ struct JSONParser: ~Copyable {
 
     /// Expects the next object to repeat `names`.
     private mutating func expect(_ names: JSONMemberNames) {
+        guard matchesRepeatedNames else { return }
         expected.removeAll(keepingCapacity: true)
         expectedTails.removeAll(keepingCapacity: true)
         for name in names.names {

@@ -31,6 +31,10 @@ public struct JSONReader: Sendable {
 
     public static let defaultMaximumDepth = 512
 
+    /// Whether member names are matched in place against the previous object's (off only
+    /// for tests and the fuzz target, which hold the two ways of reading to one answer).
+    var matchesRepeatedNames = true
+
     public init(allowsTrailingCommas: Bool = false, maximumDepth: Int = JSONReader.defaultMaximumDepth) {
         self.allowsTrailingCommas = allowsTrailingCommas
         self.maximumDepth = maximumDepth
