@@ -62,7 +62,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// The attribute at `position` of the entity's attributes, named `key`; nil: the
     /// entity has no such attribute.
-    func attributeValue(at position: Int?, forKey key: String) throws(MagicalRecordError) -> AttributeValue {
+    @usableFromInline func attributeValue(at position: Int?, forKey key: String) throws(MagicalRecordError) -> AttributeValue {
         guard let position else { throw .unknownAttribute(entity: entity.name, name: key) }
         return withContextLock { state.attributes[position] }
     }

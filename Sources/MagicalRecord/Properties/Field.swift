@@ -16,7 +16,7 @@
 /// ``MagicalRecord/register(_:)`` checks every declaration against the model.
 @propertyWrapper
 public struct Field<Value: AttributeConvertible>: DeclaredProperty {
-    let declaredName: String?
+    @usableFromInline let declaredName: String?
 
     /// The attribute of the property's own name.
     public init() { declaredName = nil }
@@ -36,7 +36,10 @@ public struct Field<Value: AttributeConvertible>: DeclaredProperty {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
-        get {
+        // Inlinable so that a subclass's reads are specialised for their type: unspecialised
+        // across modules, each read looked the optional's type metadata up at run time (a
+        // quarter of a typed read).
+        @inlinable get {
             let (name, position) = PropertyName.attribute(storage: storageKeyPath, entity: object.entity) {
                 object[keyPath: storageKeyPath].declaredName
             }

@@ -24,7 +24,7 @@ extension ManagedObject {
     }
 
     /// Reports a typed property read that could not give its value.
-    func readFailed(_ property: String, _ reason: String) {
+    @usableFromInline func readFailed(_ property: String, _ reason: String) {
         Log.log(.error, "\(objectID): reading \(property) failed: \(reason)")
     }
 }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The model name of a typed property: the one given to the wrapper, or else the Swift
 /// property's own name, read once from its storage key path (`\Person._firstName`).
-enum PropertyName {
+@usableFromInline enum PropertyName {
     private static let derived = NameCache()
     private static let attributes = AttributeCache()
 
@@ -14,7 +14,7 @@ enum PropertyName {
     /// The attribute a typed property reads in `entity`: its name, and its position there
     /// (nil when the entity has none of that name). `declared` reads the wrapper's own name;
     /// it is called only the first time.
-    static func attribute(storage: AnyKeyPath, entity: Entity, declared: () -> String?) -> (name: String, position: Int?) {
+    @usableFromInline static func attribute(storage: AnyKeyPath, entity: Entity, declared: () -> String?) -> (name: String, position: Int?) {
         if let found = attributes.attribute(storage: storage, entity: entity) { return found }
         let name = resolve(declared(), storage: storage)
         let position = entity.slot(ofAttribute: name)
