@@ -132,15 +132,40 @@ final class RecordCoder: Sendable {
     /// The state in `raw`, materialising only the attributes `mask` flags (all when nil);
     /// the rest are skipped without building their values.
     func decode(_ raw: UnsafeRawBufferPointer, number: Int64, attributes mask: DecodeMask?) throws(MagicalRecordError) -> ObjectState {
-        var attributes = defaults
         var relationships = emptyRelationships
         let readsReferences = mask?.relationships ?? true
-        try walk(raw, number: number, wants: { mask?.attributes[$0] ?? true }) { position, value in
-            attributes[position] = value
-        } reference: { position, code, target in
-            guard readsReferences, code < entityNames.count, let name = entityNames[code] else { return }
-            relationships[position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
+        // Each value goes straight to its place, and only places the record leaves empty take
+        // their default afterwards: copying the defaults first and replacing them copied and
+        // destroyed each value twice. Places are tracked in one word; past 64 attributes the
+        // defaults are copied first after all.
+        let isPreset = defaults.count > UInt64.bitWidth
+        var failure: MagicalRecordError?
+        let attributes = [AttributeValue](unsafeUninitializedCapacity: defaults.count) { buffer, count in
+            if isPreset { _ = buffer.initialize(from: defaults) }
+            var filled: UInt64 = 0
+            do throws(MagicalRecordError) {
+                try walk(raw, number: number, wants: { mask?.attributes[$0] ?? true }) { position, value in
+                    if isPreset || filled & (1 << position) != 0 {
+                        buffer[position] = value
+                    } else {
+                        (buffer.baseAddress! + position).initialize(to: value)
+                        filled |= 1 << position
+                    }
+                } reference: { position, code, target in
+                    guard readsReferences, code < entityNames.count, let name = entityNames[code] else { return }
+                    relationships[position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
+                }
+            } catch {
+                failure = error
+            }
+            if !isPreset {
+                for position in defaults.indices where filled & (1 << position) == 0 {
+                    (buffer.baseAddress! + position).initialize(to: defaults[position])
+                }
+            }
+            count = defaults.count
         }
+        if let failure { throw failure }
         return ObjectState(id: ObjectID(entityName: entity.name, number: number), attributes: attributes, relationships: relationships)
     }
 

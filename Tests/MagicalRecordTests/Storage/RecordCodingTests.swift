@@ -149,6 +149,39 @@ import MagicalStore
         #expect(withAuthor.relationships == [.toOne(ObjectID(entityName: "Author", number: 3))])
     }
 
+    /// Values go straight to their places, and the places a record leaves empty take their
+    /// defaults, for entities on both sides of 64 attributes (the places are tracked in a
+    /// word up to there), decoded in full and in part.
+    @Test(arguments: [3, 64, 65, 130])
+    func recordsDecodeIntoEveryPlaceWhateverTheEntitysWidth(attributeCount: Int) throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription("Wide") {
+                for index in 0..<attributeCount {
+                    index % 3 == 0
+                        ? AttributeDescription("a\(index)", .string, default: .string("default \(index)"))
+                        : AttributeDescription("a\(index)", .integer64)
+                }
+            },
+        ])
+        var slots = SlotMap()
+        slots.assign(model)
+        let entity = try #require(model.entity(named: "Wide"))
+        let coder = try RecordCoder(entity: entity, slots: slots)
+        var state = ObjectState(id: ObjectID(entityName: "Wide", number: 5), entity: entity)
+        for position in stride(from: 0, to: attributeCount, by: 2) {
+            state.attributes[position] = position % 3 == 0 ? .string("set \(position)") : .integer(Int64(position) * 1_000_003)
+        }
+        let bytes = coder.encode(state)
+        #expect(try coder.decode(bytes, number: 5) == state)
+        let wanted = Set(stride(from: 0, to: attributeCount, by: 3).map { "a\($0)" })
+        let partial = try bytes.withUnsafeBytes { raw in
+            Result { () throws(MagicalRecordError) in try coder.decode(raw, number: 5, attributes: coder.decodeMask(wanted)) }
+        }.get()
+        for position in 0..<attributeCount {
+            #expect(partial.attributes[position] == (position % 3 == 0 ? state.attributes[position] : entity.defaultAttributes[position]), "a\(position)")
+        }
+    }
+
     @Test func invalidUTF8InAStringIsADamagedRecord() throws {
         let coder = try coder()
         var bytes = coder.encode(try note(title: "abc", body: "xyz"))
