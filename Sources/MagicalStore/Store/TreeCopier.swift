@@ -57,6 +57,12 @@ struct TreeCopier {
                 }
             }
         }
+        // Ranges are read between keys: in a damaged tree, an entry lying outside its
+        // separators' bounds is in no range, and would be left out without a word.
+        guard loader.count == tree.count else {
+            let offset: UInt64 = if case .page(let offset) = tree.root { offset } else { 0 }
+            throw StoreError.corrupt(offset: offset, reason: "a tree holds \(tree.count) entries by its catalog entry, and \(loader.count) within its separators' bounds")
+        }
         let root = try loader.finishTree()
         return (try root.map { try writer.writeSubtree($0) } ?? 0, loader.count)
     }
