@@ -14,7 +14,7 @@ extension ManagedObjectContext {
         entityName: String, attribute: String, value: (any PredicateArgumentConvertible)?
     ) throws(MagicalRecordError) -> ManagedObject?? {
         guard let entity = model.entity(named: entityName), entity.fetchesOnlyItself,
-              entity.indexedAttributes.contains(attribute), let position = entity.slot(ofAttribute: attribute) else { return nil }
+              let position = entity.indexedSlot(ofAttribute: attribute) else { return nil }
         let wanted: AttributeValue
         switch value?.predicateArgument ?? .value(.null) {
         case .value(let argument): wanted = argument

@@ -18,6 +18,8 @@ public final class Entity: Sendable, CustomStringConvertible {
     public let keyAttribute: String?
     /// Attributes kept in an index: those marked indexed, and the key.
     public let indexedAttributes: [String]
+    /// Positions of `indexedAttributes`, in their order.
+    private let indexedPositions: [Int]
     /// Place in its model's entities: a store finds what it keeps per entity (a record
     /// coder) by it, without hashing the name.
     let ordinal: Int
@@ -50,7 +52,9 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.ancestors = ancestors
         self.concreteEntities = concreteEntities
         self.keyAttribute = keyAttribute
-        self.indexedAttributes = attributes.filter { $0.isIndexed || $0.name == keyAttribute }.map(\.name)
+        let indexed = attributes.indices.filter { attributes[$0].isIndexed || attributes[$0].name == keyAttribute }
+        self.indexedAttributes = indexed.map { attributes[$0].name }
+        indexedPositions = indexed
         defaultAttributes = attributes.map(\.defaultValue)
         emptyRelationships = relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
         attributeSlots = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
@@ -75,6 +79,13 @@ public final class Entity: Sendable, CustomStringConvertible {
 
     /// The position of an attribute in ``attributes``: an object's value slot.
     public func slot(ofAttribute name: String) -> Int? { attributeSlots[name] }
+
+    /// The position of `name` when it is an indexed attribute, found by comparing it with
+    /// the few indexed names rather than hashing it (a point get asks on every call).
+    func indexedSlot(ofAttribute name: String) -> Int? {
+        guard let place = indexedAttributes.firstIndex(of: name) else { return nil }
+        return indexedPositions[place]
+    }
 
     public func slot(ofRelationship name: String) -> Int? { relationshipSlots[name] }
 

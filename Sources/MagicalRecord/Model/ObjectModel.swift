@@ -40,11 +40,18 @@ public final class ObjectModel: Sendable {
         entitiesByName = Dictionary(uniqueKeysWithValues: resolved.map { ($0.name, $0) })
     }
 
-    public func entity(named name: String) -> Entity? { entitiesByName[name] }
+    public func entity(named name: String) -> Entity? {
+        // A small model is searched: comparing a few short names costs less than hashing
+        // one, and a finder or an import looks its entity up by name on every call.
+        guard entities.count <= Self.searchedEntities else { return entitiesByName[name] }
+        return entities.first { $0.name == name }
+    }
+
+    private static let searchedEntities = 8
 
     /// ``entity(named:)``, or ``ModelError/unknownEntity(_:)``.
     public func requireEntity(_ name: String) throws(ModelError) -> Entity {
-        guard let entity = entitiesByName[name] else { throw .unknownEntity(name) }
+        guard let entity = entity(named: name) else { throw .unknownEntity(name) }
         return entity
     }
 }

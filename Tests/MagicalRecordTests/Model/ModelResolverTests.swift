@@ -171,6 +171,32 @@ import Testing
         #expect(model.entity(named: "B") == nil)
     }
 
+    /// Entities are found by name in small models (searched) and large ones (hashed) alike,
+    /// long names and names that differ in their last character included; an entity's
+    /// indexed attributes by name, with their positions.
+    @Test(arguments: [1, 8, 9, 40])
+    func entitiesAndIndexedAttributesAreFoundByName(entityCount: Int) throws {
+        let names = (0..<entityCount).map { "AnEntityNameLongerThanFifteenBytes\($0)" }
+        let model = try ObjectModel(entities: names.map { name in
+            EntityDescription(name, relatedBy: "key") {
+                AttributeDescription("note", .string)
+                AttributeDescription("key", .integer64)
+                AttributeDescription("tag", .string, indexed: true)
+            }
+        })
+        for name in names {
+            let entity = try #require(model.entity(named: name))
+            #expect(entity.name == name)
+            #expect(try model.requireEntity(name) === entity)
+            #expect(entity.indexedSlot(ofAttribute: "key") == 1)
+            #expect(entity.indexedSlot(ofAttribute: "tag") == 2)
+            #expect(entity.indexedSlot(ofAttribute: "note") == nil)
+            #expect(entity.indexedSlot(ofAttribute: "missing") == nil)
+        }
+        #expect(model.entity(named: "AnEntityNameLongerThanFifteenBytes") == nil)
+        #expect(model.entity(named: names[0] + "x") == nil)
+    }
+
     @Test func everyErrorSaysWhatIsWrong() {
         #expect(ModelError.unknownInverse(entity: "A", relationship: "r", inverse: "back").description
             == "relationship A.r names inverse back, which its destination does not have")
