@@ -39,12 +39,11 @@ public struct ReadTransaction: Sendable {
     }
 
     public func treeIfPresent(_ handle: TreeHandle) throws -> TreeReader? {
+        guard let directory else { return try catalogEntry(handle.name).map(reader(of:)) }
         // The cached answer first, with no closure: one that captures the transaction
         // copies it, a retain per reference it holds (as much as the rest of the lookup).
-        if let cached = directory?.cachedEntry(handle) { return cached.map(reader(of:)) }
-        let found: Catalog.Entry?
-        if let directory { found = try directory.entry(handle) { try catalogEntry(handle.name) } } else { found = try catalogEntry(handle.name) }
-        return found.map(reader(of:))
+        if let cached = directory.cachedEntry(handle) { return cached.map(reader(of:)) }
+        return try directory.entry(handle) { try catalogEntry(handle.name) }.map(reader(of:))
     }
 
     private func catalogEntry(_ name: String) throws -> Catalog.Entry? {

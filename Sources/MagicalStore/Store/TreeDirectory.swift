@@ -46,10 +46,9 @@ final class TreeDirectory: Sendable {
         }
     }
 
-    /// The entry for `handle`, from the cache or from `lookUp` (nil: no such tree), kept
-    /// by its place for ``cachedEntry(_:)``.
+    /// The entry for `handle` when ``cachedEntry(_:)`` has none: by name (from the cache or
+    /// from `lookUp`; nil: no such tree), then kept by the handle's place.
     func entry(_ handle: TreeHandle, lookUp: () throws -> Catalog.Entry?) rethrows -> Catalog.Entry? {
-        if let cached = cachedEntry(handle) { return cached }
         let entry = try entry(handle.name, lookUp: lookUp)
         if let place = handle.place {
             entries.withLock { entries in
