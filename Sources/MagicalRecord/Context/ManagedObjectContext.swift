@@ -45,7 +45,7 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// dead to every caller (see ``registeredObject(_:)``). Weak references would say the
     /// same, but a weakly referenced object takes the runtime's slow path on every retain
     /// and release, and gets a side table of its own.
-    private var registered: [ObjectID: ManagedObject] = [:]
+    private var registered = ObjectTable<ManagedObject>()
     private var pruningThreshold = minimumPruningThreshold
     private static let minimumPruningThreshold = 512
     /// Objects with unsaved changes (inserted, updated or deleted), kept alive until saved.
@@ -113,39 +113,25 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// race one. A dead entry stays for the object that usually replaces it at once
     /// (``register(_:)`` then updates it in place) or for pruning.
     func registeredObject(_ id: ObjectID) -> ManagedObject? {
-        guard let index = registered.index(forKey: id),
-              !isKnownUniquelyReferenced(&registered.values[index]) else { return nil }
-        return registered.values[index]
+        registered.referencedObject(for: id)
     }
 
     func register(_ object: ManagedObject) {
-        registered[object.objectID] = object
+        registered.insert(object)
         // Dropping the dead entries whenever the table has doubled keeps it within twice
         // the live objects (plus a floor), at O(1) per registration.
         if registered.count >= pruningThreshold {
-            pruneDeadObjects()
+            registered.removeUnreferenced()
             pruningThreshold = max(Self.minimumPruningThreshold, registered.count * 2)
+            registered.shrink(toHold: pruningThreshold)
         }
-    }
-
-    /// Releases every object only the registry holds.
-    private func pruneDeadObjects() {
-        var dead: [ObjectID] = []
-        // Indices walked by hand: `registered.indices` would hold a second reference to
-        // the table, and the in-place access below would copy it.
-        var index = registered.startIndex
-        while index != registered.endIndex {
-            if isKnownUniquelyReferenced(&registered.values[index]) { dead.append(registered.keys[index]) }
-            registered.formIndex(after: &index)
-        }
-        for id in dead { registered[id] = nil }
     }
 
     /// Entries in the registry, dead ones included: for tests of its pruning.
     var registryEntryCount: Int { withLock { registered.count } }
 
     func unregister(_ id: ObjectID) {
-        registered[id] = nil
+        registered.remove(id)
     }
 
     func noteChanged(_ object: ManagedObject) {
@@ -163,14 +149,14 @@ public final class ManagedObjectContext: @unchecked Sendable {
 
     /// Every object registered and alive, for merges.
     func registeredObjects() -> [ManagedObject] {
-        pruneDeadObjects()
-        return Array(registered.values)
+        registered.removeUnreferenced()
+        return registered.objects
     }
 
     /// Drops every registered object and unsaved change: the context starts afresh.
     public func reset() {
         withLock {
-            registered = [:]
+            registered.removeAll()
             forgetChanges()
         }
     }
