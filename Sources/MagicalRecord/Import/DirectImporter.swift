@@ -267,10 +267,11 @@ struct DirectImporter {
         planned.records.reserveCapacity(records.count)
         planned.attributes.reserveCapacity(records.count * mapping.attributes.count)
         planned.targets.reserveCapacity(records.count * byKeys.count)
+        var places = MemberPlaces([mapping.key?.keyPaths ?? []] + mapping.attributes.map(\.keyPaths) + byKeys.map(\.mapping.keyPaths))
         for record in records {
             let (attributeStart, targetStart) = (planned.attributes.count, planned.targets.count)
             do throws(ImportError) {
-                planned.records.append(.planned(try plan(record, into: &planned)))
+                planned.records.append(.planned(try plan(record, into: &planned, places: &places)))
             } catch {
                 planned.attributes.removeSubrange(attributeStart...)
                 planned.targets.removeSubrange(targetStart...)
@@ -283,18 +284,21 @@ struct DirectImporter {
         return planned
     }
 
-    /// Plans `record`, its values appended to `planned`'s arrays.
-    private func plan(_ record: ImportRecord, into planned: inout PlannedBatch) throws(ImportError) -> RecordPlan {
+    /// Plans `record`, its values appended to `planned`'s arrays. `places` has the key's
+    /// paths first, then each attribute's, then each relationship's in `byKeys`.
+    private func plan(_ record: ImportRecord, into planned: inout PlannedBatch, places: inout MemberPlaces) throws(ImportError) -> RecordPlan {
         guard case .object(let object) = record.value else {
             throw ImportError(entity: entityName, recordIndex: record.index, reason: .shape("a record must be a JSON object, not \(record.value.kindName)"))
         }
         var key: AttributeValue?
-        if let keyMapping = mapping.key, !(options.insertsRecordsWithoutKey && Importer.lacksKey(object, keyMapping)) {
-            key = try Importer.keyValue(of: object, keyMapping, entity: entityName, index: record.index)
+        if let keyMapping = mapping.key {
+            let found = places.value(of: 0, in: object, nullAsAbsent: true)
+            let isKeyless = if case .absent = found { options.insertsRecordsWithoutKey } else { false }
+            if !isKeyless { key = try Importer.keyValue(found, keyMapping, entity: entityName, index: record.index) }
         }
         let attributeStart = planned.attributes.count
-        for attribute in mapping.attributes {
-            switch object.value(at: attribute.keyPaths, nullAsAbsent: options.nullAsAbsent) {
+        for (index, attribute) in mapping.attributes.enumerated() {
+            switch places.value(of: 1 + index, in: object, nullAsAbsent: options.nullAsAbsent) {
             case .absent:
                 if attribute.useDefaultWhenAbsent { planned.attributes.append((attribute.position, attribute.attribute.defaultValue)) }
             case .found(let value, let keyPath):
@@ -309,7 +313,7 @@ struct DirectImporter {
         }
         let targetStart = planned.targets.count
         for (link, byKey) in byKeys.enumerated() {
-            guard case .found(let value, _) = object.value(at: byKey.mapping.keyPaths, nullAsAbsent: options.nullAsAbsent) else { continue }
+            guard case .found(let value, _) = places.value(of: 1 + mapping.attributes.count + link, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
             switch value {
             case .null: planned.targets.append((link, nil))
             case .object: continue

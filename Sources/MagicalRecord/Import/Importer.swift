@@ -185,7 +185,14 @@ struct Importer {
     static func keyValue(
         of record: JSONObject, _ lookup: EntityImportMapping.AttributeMapping, entity: String, index: Int
     ) throws(ImportError) -> AttributeValue {
-        guard case .found(let value, _) = record.value(at: lookup.keyPaths, nullAsAbsent: true) else {
+        try keyValue(record.value(at: lookup.keyPaths, nullAsAbsent: true), lookup, entity: entity, index: index)
+    }
+
+    /// The key in what a record holds at its key's paths (looked up with nulls absent).
+    static func keyValue(
+        _ lookedUp: LookedUp, _ lookup: EntityImportMapping.AttributeMapping, entity: String, index: Int
+    ) throws(ImportError) -> AttributeValue {
+        guard case .found(let value, _) = lookedUp else {
             throw ImportError(entity: entity, recordIndex: index, reason: .badKey(
                 attribute: lookup.attribute.name, value: "absent",
                 reason: "the record has no \(lookup.keyPaths.map { "\"\($0)\"" }.joined(separator: " or ")) to find its object by"

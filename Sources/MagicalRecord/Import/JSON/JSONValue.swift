@@ -74,6 +74,9 @@ public struct JSONObject: Sendable, Hashable {
 
     public var count: Int { values.count }
 
+    /// The value of the member at `position` in ``names``.
+    func value(atMember position: Int) -> JSONValue { values[position] }
+
     public var isEmpty: Bool { values.isEmpty }
 
     public subscript(name: String) -> JSONValue? {
