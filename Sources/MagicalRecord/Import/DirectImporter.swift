@@ -113,10 +113,11 @@ struct DirectImporter {
     /// Whether every record of `records` can be imported here: an object whose
     /// relationships are absent, or to-one ones given a bare key, null or `{}`.
     func accepts(_ records: [ImportRecord]) -> Bool {
-        records.allSatisfy { record in
+        var places = MemberPlaces(mapping.relationships.map(\.keyPaths))
+        for record in records {
             guard case .object(let object) = record.value else { return false }
-            for (relationship, byKey) in zip(mapping.relationships, relationships) {
-                guard case .found(let value, _) = object.value(at: relationship.keyPaths, nullAsAbsent: options.nullAsAbsent) else { continue }
+            for (index, byKey) in relationships.enumerated() {
+                guard case .found(let value, _) = places.value(of: index, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
                 guard byKey != nil else { return false }
                 switch value {
                 case .array: return false
@@ -124,8 +125,8 @@ struct DirectImporter {
                 default: continue
                 }
             }
-            return true
         }
+        return true
     }
 
     /// Imports and commits one batch that ``accepts(_:)``, counting it in `result`. On

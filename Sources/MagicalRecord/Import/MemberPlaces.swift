@@ -3,7 +3,9 @@
 ///
 /// The records of an array share their names (``JSONMemberNames``), so the place of each
 /// key path is worked out once per list of names rather than found by comparing names in
-/// every record: a tenth of converting a record went to finding its members.
+/// every record: a tenth of converting a record went to finding its members. Paths and
+/// places are kept in flat arrays of plain values, so a lookup copies no array (a table
+/// of arrays retained and released two of them per lookup).
 struct MemberPlaces {
     private enum Place {
         /// A one-name key path, at this member.
@@ -14,14 +16,20 @@ struct MemberPlaces {
         case nested
     }
 
-    private let lookups: [[EntityImportMapping.KeyPath]]
+    /// Every lookup's key paths, one lookup after the other.
+    private let paths: [EntityImportMapping.KeyPath]
+    /// Where lookup `i`'s paths start in `paths`; one more entry ends the last.
+    private let starts: [Int]
     private var names = JSONMemberNames.none
-    /// Per lookup, the place of each of its key paths in objects of `names`.
-    private var places: [[Place]]
+    /// The place of each of `paths` in objects of `names`.
+    private var places: [Place]
 
     init(_ lookups: [[EntityImportMapping.KeyPath]]) {
-        self.lookups = lookups
-        places = lookups.map { Array(repeating: .absent, count: $0.count) }
+        paths = lookups.flatMap { $0 }
+        var starts = [0]
+        for lookup in lookups { starts.append(starts[starts.count - 1] + lookup.count) }
+        self.starts = starts
+        places = Array(repeating: .absent, count: paths.count)
         resolve(for: .none)
     }
 
@@ -29,30 +37,28 @@ struct MemberPlaces {
     /// counts as present unless `nullAsAbsent`), as `JSONObject.value(at:nullAsAbsent:)`.
     mutating func value(of index: Int, in object: JSONObject, nullAsAbsent: Bool) -> LookedUp {
         if object.names !== names { resolve(for: object.names) }
-        for (path, place) in zip(lookups[index], places[index]) {
+        for place in starts[index]..<starts[index + 1] {
             let value: JSONValue
-            switch place {
+            switch places[place] {
             case .member(let position): value = object.value(atMember: position)
             case .absent: continue
             case .nested:
-                guard case .found(let found, _) = object.value(at: [path], nullAsAbsent: false) else { continue }
+                guard case .found(let found, _) = object.value(at: [paths[place]], nullAsAbsent: false) else { continue }
                 value = found
             }
-            if nullAsAbsent, value == .null { continue }
-            return .found(value, keyPath: path.description)
+            if nullAsAbsent, case .null = value { continue }
+            return .found(value, keyPath: paths[place].description)
         }
         return .absent
     }
 
     private mutating func resolve(for names: JSONMemberNames) {
         self.names = names
-        for (index, paths) in lookups.enumerated() {
-            for (place, path) in paths.enumerated() {
-                places[index][place] = if path.components.count > 1 {
-                    .nested
-                } else {
-                    names.position(of: path.components[0]).map(Place.member) ?? .absent
-                }
+        for (place, path) in paths.enumerated() {
+            places[place] = if path.components.count > 1 {
+                .nested
+            } else {
+                names.position(of: path.components[0]).map(Place.member) ?? .absent
             }
         }
     }
