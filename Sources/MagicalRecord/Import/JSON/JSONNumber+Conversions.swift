@@ -10,6 +10,7 @@ extension JSONNumber {
     /// writers disagree on how to spell them: `"1.0"` → 1, `"1e2"` → 100, `"2.50e1"` → 25,
     /// `"-0"` → 0. `"1.5"`, `"1e-2"` and `"9223372036854775808"` → nil.
     public var int64Value: Int64? {
+        if let stored = storedInteger { return stored }
         if let plain = plainInteger { return plain }
         guard let digits = significantDigits(), let magnitude = digits.magnitude else { return nil }
         guard magnitude != 0 else { return 0 }
@@ -38,6 +39,8 @@ extension JSONNumber {
     /// when the magnitude is beyond `Double.greatestFiniteMagnitude`. Tiny numbers round
     /// to zero as the floating-point rules say.
     public var doubleValue: Double? {
+        // Int64 to Double rounds to the nearest, as reading the digits does.
+        if let stored = storedInteger { return Double(stored) }
         if let short = shortDecimal { return short }
         guard let value = Double(text), value.isFinite else { return nil }
         return value

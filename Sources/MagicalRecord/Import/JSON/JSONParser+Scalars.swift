@@ -202,16 +202,25 @@ extension JSONParser {
 
     // MARK: Numbers
 
-    /// Reads `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` and keeps its text.
+    /// Reads `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` and keeps its text,
+    /// or for a plain integer that `Int64` holds (up to 18 digits, not `-0`) its value.
     mutating func parseNumber() throws(JSONError) -> JSONNumber {
         let start = position
-        if input[position] == UInt8(ascii: "-") { position += 1 }
+        let isNegative = input[position] == UInt8(ascii: "-")
+        if isNegative { position += 1 }
         guard position < input.count, input[position].isDigit else { throw unexpected(.digitAfterMinus) }
+        let digitsStart = position
         if input[position] == UInt8(ascii: "0") {
             position += 1
             if position < input.count, input[position].isDigit { throw JSONError(.leadingZero, offset: base + position - 1) }
         } else {
             skipDigits()
+        }
+        let isPlain = position == input.count || (input[position] != UInt8(ascii: ".") && input[position] | 0x20 != UInt8(ascii: "e"))
+        if isPlain, position - digitsStart <= 18, !(isNegative && input[digitsStart] == UInt8(ascii: "0")) {
+            var value: Int64 = 0
+            for index in digitsStart..<position { value = value &* 10 &+ Int64(input[index] &- UInt8(ascii: "0")) }
+            return JSONNumber(integer: isNegative ? -value : value)
         }
         if position < input.count, input[position] == UInt8(ascii: ".") {
             position += 1

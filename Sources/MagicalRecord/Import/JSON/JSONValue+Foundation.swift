@@ -105,7 +105,8 @@ extension JSONValue {
     }
 
     private static func integer(_ value: some BinaryInteger) -> JSONValue {
-        .number(JSONNumber(text: String(value)))
+        if let exact = Int64(exactly: value) { return .number(JSONNumber(integer: exact)) }
+        return .number(JSONNumber(text: String(value)))
     }
 
     private static func floatingPoint<Value: BinaryFloatingPoint & LosslessStringConvertible>(_ value: Value) throws(JSONError) -> JSONValue {

@@ -7,7 +7,7 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 {
     public init(nilLiteral: ()) { self = .null }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(integerLiteral value: Int64) { self = .number(JSONNumber(text: String(value))) }
+    public init(integerLiteral value: Int64) { self = .number(JSONNumber(integer: value)) }
     public init(floatLiteral value: Double) { self = .number(JSONNumber(text: value.description)) }
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
