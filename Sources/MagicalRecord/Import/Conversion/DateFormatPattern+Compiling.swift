@@ -11,7 +11,7 @@ struct DateFormatCompiler {
     private(set) var elements: [DateFormatPattern.Element] = []
     private(set) var literalBytes: [UInt8] = []
     /// Letters per element (0 for literals): touching number fields take that many digits.
-    private var letterCounts: [Int] = []
+    private(set) var letterCounts: [Int] = []
     /// Each field kind seen, with the letters that gave it.
     private var seen: [FieldKind: String] = [:]
 

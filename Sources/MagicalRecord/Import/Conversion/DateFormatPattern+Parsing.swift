@@ -35,6 +35,12 @@ extension DateFormatPattern {
     }
 
     func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Date, ParseFailure> {
+        if let fixedLayout, let date = fixedLayout.date(bytes, literalBytes: literalBytes) { return .success(date) }
+        return parseInGeneral(bytes)
+    }
+
+    /// `parse` element by element, for any text.
+    func parseInGeneral(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Date, ParseFailure> {
         var position = 0
         // Fields the pattern leaves out keep DateFormatter's defaults: 2000-01-01 00:00:00 UTC.
         var year = 2000, month = 1, day = 1, hour = 0, minute = 0, second = 0

@@ -69,6 +69,9 @@ public final class DateFormatPattern: Sendable, CustomStringConvertible {
     let literalBytes: [UInt8]
     /// Year, month and day are all in the pattern, so a weekday can be checked.
     let checksWeekday: Bool
+    /// Where the fields lie in texts that write every number in full, when the pattern
+    /// has only numbers and literals: such texts are read without the general parser.
+    let fixedLayout: FixedLayout?
 
     /// Compiles `format`. Throws when it uses a letter this parser does not support, has an
     /// unterminated quote, repeats a field, or pairs `a` with a 24-hour hour.
@@ -79,6 +82,7 @@ public final class DateFormatPattern: Sendable, CustomStringConvertible {
         elements = compiler.elements
         literalBytes = compiler.literalBytes
         checksWeekday = compiler.hasFields([.year, .month, .day])
+        fixedLayout = FixedLayout(elements: elements, letterCounts: compiler.letterCounts, literalBytes: literalBytes)
     }
 
     /// The compiled pattern for `format`, compiled on first use and kept (failures too, so
