@@ -32,6 +32,9 @@ struct JSONParser: ~Copyable {
     /// place against them. Bytes of a spelling past its first 8 are in `expectedTails`.
     private var expected: [ExpectedName?] = []
     private var expectedTails: [UInt8] = []
+    /// Counts the times `expected` was set: an object whose names all matched it in place,
+    /// with no other list expected meanwhile, has exactly `recentNames[0]`'s names.
+    private var expectation = 0
 
     private struct ExpectedName {
         let name: String
@@ -50,6 +53,10 @@ struct JSONParser: ~Copyable {
         var isObject: Bool
         var valuesStart: Int
         var namesStart: Int
+        /// `expectation` when the container opened.
+        var expectation: Int
+        /// Member names read so far that matched the expected ones in place.
+        var namesMatched = 0
     }
 
     init(_ reader: JSONReader) {
@@ -129,7 +136,7 @@ struct JSONParser: ~Copyable {
         guard depth + frames.count < maximumDepth else {
             throw JSONError(.nestingTooDeep(limit: maximumDepth), offset: base + position)
         }
-        frames.append(Frame(isObject: isObject, valuesStart: values.count, namesStart: names.count))
+        frames.append(Frame(isObject: isObject, valuesStart: values.count, namesStart: names.count, expectation: expectation))
         position += 1
     }
 
@@ -199,6 +206,7 @@ struct JSONParser: ~Copyable {
         guard position < input.count, input[position] == UInt8(ascii: "\"") else { throw unexpected(.memberName) }
         if !expected.isEmpty, let frame = frames.last, let name = expectedName(at: names.count - frame.namesStart) {
             names.push(name)
+            frames[frames.count - 1].namesMatched += 1
         } else {
             names.push(try parseString())
         }
@@ -228,6 +236,7 @@ struct JSONParser: ~Copyable {
     /// Expects the next object to repeat `names`.
     private mutating func expect(_ names: JSONMemberNames) {
         guard matchesRepeatedNames else { return }
+        expectation += 1
         expected.removeAll(keepingCapacity: true)
         expectedTails.removeAll(keepingCapacity: true)
         for name in names.names {
@@ -248,7 +257,13 @@ struct JSONParser: ~Copyable {
 
     /// Builds the object from its members, last value winning for a repeated name.
     private mutating func closeObject(_ frame: Frame) -> JSONObject {
-        let shared = sharedNames(names.elements(from: frame.namesStart))
+        let count = names.count - frame.namesStart
+        let shared = if frame.expectation == expectation, frame.namesMatched == count, count == expected.count, let first = recentNames.first {
+            // Every name matched the expected list in place, in order: they are its names.
+            first
+        } else {
+            sharedNames(names.elements(from: frame.namesStart))
+        }
         let memberNames: JSONMemberNames
         if let shared {
             names.drop(from: frame.namesStart)
