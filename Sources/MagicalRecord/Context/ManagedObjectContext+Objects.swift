@@ -52,7 +52,7 @@ extension ManagedObjectContext {
     func makeObject(
         _ id: ObjectID, _ entity: Entity, _ state: ObjectState, as type: ManagedObject.Type? = nil
     ) -> ManagedObject {
-        let type = type ?? ObjectClassRegistry.objectClass(for: entity.name)
+        let type = type ?? objectClass(for: entity)
         let object = type.init(ObjectSeed(objectID: id, entity: entity, context: self, state: state))
         register(object)
         return object

@@ -47,6 +47,10 @@ public final class ManagedObjectContext: @unchecked Sendable {
     /// and release, and gets a side table of its own.
     private var registered = ObjectTable<ManagedObject>()
     private var pruningThreshold = minimumPruningThreshold
+    /// The class each entity's objects are made as, by entity ordinal, with the registry
+    /// version it was read at: the registry's lock and hash of the entity's name were a
+    /// fiftieth of a point get.
+    private var objectClasses: [(version: Int, type: ManagedObject.Type)?] = []
     private static let minimumPruningThreshold = 512
     /// Objects with unsaved changes (inserted, updated or deleted), kept alive until saved.
     var changedObjects: [ObjectID: ManagedObject] = [:]
@@ -125,6 +129,20 @@ public final class ManagedObjectContext: @unchecked Sendable {
             pruningThreshold = max(Self.minimumPruningThreshold, registered.count * 2)
             registered.shrink(toHold: pruningThreshold)
         }
+    }
+
+    /// The class objects of `entity` are made as (``ObjectClassRegistry/objectClass(for:)``).
+    func objectClass(for entity: Entity) -> ManagedObject.Type {
+        let version = ObjectClassRegistry.version.load(ordering: .acquiring)
+        if entity.ordinal < objectClasses.count, let cached = objectClasses[entity.ordinal], cached.version == version {
+            return cached.type
+        }
+        let type = ObjectClassRegistry.objectClass(for: entity.name)
+        if entity.ordinal >= objectClasses.count {
+            objectClasses.append(contentsOf: repeatElement(nil, count: entity.ordinal + 1 - objectClasses.count))
+        }
+        objectClasses[entity.ordinal] = (version, type)
+        return type
     }
 
     /// Entries in the registry, dead ones included: for tests of its pruning.

@@ -40,11 +40,17 @@ private struct WeakContext: @unchecked Sendable {
 /// ``ManagedObject``.
 enum ObjectClassRegistry {
     private static let classes = Mutex<[String: ManagedObject.Type]>([:])
+    /// Counts the registrations that changed the table: what a cache of
+    /// ``objectClass(for:)`` read stays true while this does.
+    static let version = Atomic<Int>(0)
 
     static func register(_ type: ManagedObject.Type) {
         let name = type.entityName
         classes.withLock { classes in
-            if classes[name] != type { classes[name] = type }
+            if classes[name] != type {
+                classes[name] = type
+                version.add(1, ordering: .releasing)
+            }
         }
     }
 

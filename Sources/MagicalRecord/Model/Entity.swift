@@ -34,6 +34,10 @@ public final class Entity: Sendable, CustomStringConvertible {
     private let relationshipSlots: [String: Int]
     /// Problems of the ``ManagedObject`` subclasses checked against this entity, by class.
     let checkedClasses = Mutex<[ObjectIdentifier: [String]]>([:])
+    /// The last class found without problems, as its `ObjectIdentifier`'s bits (0: none):
+    /// every typed find checks its class, and the table's lock and hash were a twentieth
+    /// of a point get.
+    let lastSoundClass = Atomic<UInt>(0)
 
     init(
         declaration: EntityDescription,

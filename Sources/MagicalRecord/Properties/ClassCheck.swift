@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What typed property wrappers tell the class check about themselves.
 protocol DeclaredProperty {
     /// The model name given to the wrapper, nil for the Swift property's own name.
@@ -15,6 +17,8 @@ enum ClassCheck {
         let entity = object.entity
         let type = Swift.type(of: object)
         let key = ObjectIdentifier(type)
+        // A class's problems never change for an entity, so a stale answer is only slower.
+        if entity.lastSoundClass.load(ordering: .relaxed) == UInt(bitPattern: key) { return }
         let problems: [String]
         if let known = entity.checkedClasses.withLock({ $0[key] }) {
             problems = known
@@ -26,6 +30,7 @@ enum ClassCheck {
         guard problems.isEmpty else {
             throw .invalidClass(type: String(describing: type), entity: entity.name, problems: problems)
         }
+        entity.lastSoundClass.store(UInt(bitPattern: key), ordering: .relaxed)
     }
 
     private static func problems(of object: ManagedObject, entity: Entity, model: ObjectModel) -> [String] {

@@ -327,6 +327,34 @@ import Testing
         ])
     }
 
+    @Test func aRefusedClassStaysRefusedAfterASoundOneIsChecked() throws {
+        let (_, main) = try makeStack()
+        for _ in 0..<2 {
+            _ = try Writer.createEntity(in: main)
+            let made = Result { () throws(MagicalRecordError) in try Misfit.createEntity(in: main) }
+            guard case .failure(.invalidClass) = made else {
+                Issue.record("Misfit was accepted: \(made)")
+                return
+            }
+        }
+    }
+
+    /// A class of this suite's own entity, registered part way through one test.
+    final class Latecomer: ManagedObject {
+        @Field var name: String?
+    }
+
+    @Test func aClassRegisteredLaterIsWhatAContextMakesFromThen() throws {
+        let model = try ObjectModel(entities: [EntityDescription("Latecomer") { AttributeDescription("name", .string) }])
+        let options = StoreOptions(durability: .none, fileSystem: MemoryFileSystem(tracksDurability: false))
+        let store = try ObjectStore(path: "/latecomer.store", model: model, options: options)
+        let (_, main) = ObjectStack(store: store).makeContexts()
+        let before = try main.insertObject(entityName: "Latecomer")
+        #expect(!(before is Latecomer))
+        MagicalRecord.register(Latecomer.self)
+        #expect(try main.insertObject(entityName: "Latecomer") is Latecomer)
+    }
+
     @Test func registeredClassesAreWhatContextsMake() throws {
         let (root, main) = try makeStack()
         let writer = try Writer.createEntity(in: main)
