@@ -186,14 +186,19 @@ final class StoreSnapshot: @unchecked Sendable {
         let entityName = coder.entity.name
         let attribute = coder.entity.attributes[position].name
         let tree = coder.indexTrees[position] ?? TreeHandle(StoreLayout.indexTree(entityName, attribute))
-        let prefix = StoreLayout.indexPrefix(value)
         return try withStoreErrors {
-            return try transaction.tree(tree).withFirstKey(atOrAfter: prefix) { key -> Int64? in
-                guard let key, key.starts(with: prefix) else { return nil }
-                // The number is what follows the value's prefix: read alone, no tuple built.
-                let number = KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefix.count...]))
-                return try number ?? Self.number(fromIndexKey: Array(key), entityName, attribute)
+            let reader = try transaction.tree(tree)
+            func first(_ prefix: UnsafeRawBufferPointer) throws -> Int64? {
+                try reader.withFirstKey(atOrAfter: prefix) { key -> Int64? in
+                    guard let key, key.starts(with: prefix) else { return nil }
+                    // The number is what follows the value's prefix: read alone, no tuple built.
+                    let number = KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefix.count...]))
+                    return try number ?? Self.number(fromIndexKey: Array(key), entityName, attribute)
+                }
             }
+            // An integer's prefix is built on the stack: finders by key look integers up most.
+            if case .integer(let number) = value { return try KeyEncoding.withEncodedInteger(number, first) }
+            return try StoreLayout.indexPrefix(value).withUnsafeBytes(first)
         }
     }
 

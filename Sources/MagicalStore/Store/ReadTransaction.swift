@@ -123,15 +123,18 @@ public struct TreeReader: @unchecked Sendable {
     /// call), or with nil: an index probe that reads the object number after a prefix
     /// copies nothing.
     public func withFirstKey<T>(atOrAfter key: [UInt8], _ body: (UnsafeRawBufferPointer?) throws -> T) throws -> T {
+        try key.withUnsafeBytes { try withFirstKey(atOrAfter: $0, body) }
+    }
+
+    /// The same for a key borrowed for the call (built on the stack, say).
+    public func withFirstKey<T>(atOrAfter key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> T) throws -> T {
         guard case .page(let rootOffset) = root else { return try body(nil) }
-        let (page, index) = try key.withUnsafeBytes { target in
-            let page = try leafPage(for: target, root: rootOffset, reader: reader)
-            return (page, page.lowerBound(target))
-        }
+        let page = try leafPage(for: key, root: rootOffset, reader: reader)
+        let index = page.lowerBound(key)
         if index < page.count { return try page.withKey(at: index, body) }
         // The first key at or after `key` opens a later leaf: rare, and the cursor's walk.
         var cursor = makeCursor()
-        try cursor.seek(atOrAfter: key)
+        try cursor.seek(atOrAfter: Array(key))
         guard let found = cursor.key else { return try body(nil) }
         return try found.withUnsafeBytes { try body($0) }
     }
