@@ -10,26 +10,34 @@ enum SaveValidation {
     static func failures(of state: ObjectState, entity: Entity) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         let id = state.id
-        for (property, reason) in state.refusedAssignments.sorted(by: { $0.key < $1.key }) {
-            failures.append(ValidationFailure(object: id, reason: .refusedAssignment(property: property, reason: reason)))
-        }
-        for (attribute, value) in zip(entity.attributes, state.attributes) {
-            if value.isNull && !attribute.isOptional {
-                failures.append(ValidationFailure(object: id, reason: .missingRequiredAttribute(attribute.name)))
-            } else if !attribute.type.accepts(value) {
-                failures.append(ValidationFailure(object: id, reason: .valueOutOfRange(attribute: attribute.name)))
+        if !state.refusedAssignments.isEmpty {
+            for (property, reason) in state.refusedAssignments.sorted(by: { $0.key < $1.key }) {
+                failures.append(ValidationFailure(object: id, reason: .refusedAssignment(property: property, reason: reason)))
             }
         }
-        for (relationship, targets) in zip(entity.relationships, state.relationships) {
-            switch targets {
-            case .toOne(nil) where !relationship.isOptional:
-                failures.append(ValidationFailure(object: id, reason: .missingRequiredRelationship(relationship.name)))
+        // By index, reading the descriptions' fields in place: iterating the descriptions
+        // copied each (its name, default and user info retained) for every object saved.
+        let attributes = entity.attributes
+        for index in 0..<min(attributes.count, state.attributes.count) {
+            let value = state.attributes[index]
+            if value.isNull && !attributes[index].isOptional {
+                failures.append(ValidationFailure(object: id, reason: .missingRequiredAttribute(attributes[index].name)))
+            } else if !attributes[index].type.accepts(value) {
+                failures.append(ValidationFailure(object: id, reason: .valueOutOfRange(attribute: attributes[index].name)))
+            }
+        }
+        let relationships = entity.relationships
+        for index in 0..<min(relationships.count, state.relationships.count) {
+            switch state.relationships[index] {
+            case .toOne(nil) where !relationships[index].isOptional:
+                failures.append(ValidationFailure(object: id, reason: .missingRequiredRelationship(relationships[index].name)))
             case .toMany(let list):
-                if relationship.minCount > 0 && list.count < relationship.minCount && !(list.isEmpty && relationship.isOptional) {
-                    failures.append(ValidationFailure(object: id, reason: .tooFewTargets(relationship: relationship.name, minimum: relationship.minCount)))
+                let (minimum, maximum) = (relationships[index].minCount, relationships[index].maxCount)
+                if minimum > 0 && list.count < minimum && !(list.isEmpty && relationships[index].isOptional) {
+                    failures.append(ValidationFailure(object: id, reason: .tooFewTargets(relationship: relationships[index].name, minimum: minimum)))
                 }
-                if relationship.maxCount > 0 && list.count > relationship.maxCount {
-                    failures.append(ValidationFailure(object: id, reason: .tooManyTargets(relationship: relationship.name, maximum: relationship.maxCount)))
+                if maximum > 0 && list.count > maximum {
+                    failures.append(ValidationFailure(object: id, reason: .tooManyTargets(relationship: relationships[index].name, maximum: maximum)))
                 }
             default:
                 break
