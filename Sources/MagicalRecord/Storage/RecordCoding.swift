@@ -14,6 +14,9 @@ final class RecordCoder: Sendable {
     /// Slot numbers by attribute position, and by relationship position (to-one only).
     private let attributeSlots: [Int]
     private let toOneSlots: [Int?]
+    /// Per relationship, its destination's name and entity code: a target of that entity
+    /// (not a subentity) is written without looking its name up in the slot map.
+    private let destinationCodes: [(name: String, code: Int)?]
     /// Indexed by slot number: attribute position (>= 0), -1 - relationship position, or
     /// `Self.unknownSlot` for a slot of another entity or one the model no longer has.
     private let positions: [Int]
@@ -70,6 +73,9 @@ final class RecordCoder: Sendable {
         }
         self.attributeSlots = attributeSlots
         self.toOneSlots = toOneSlots
+        destinationCodes = entity.relationships.map { relationship in
+            slots.entityCode(relationship.destination).map { (relationship.destination, $0) }
+        }
         var positionsBySlot = [Int](repeating: Self.unknownSlot, count: (positions.keys.max() ?? -1) + 1)
         for (slot, position) in positions { positionsBySlot[slot] = position }
         self.positions = positionsBySlot
@@ -111,8 +117,13 @@ final class RecordCoder: Sendable {
             builder.add(value, slot: attributeSlots[position])
         }
         for (position, relationship) in state.relationships.enumerated() {
-            guard let slot = toOneSlots[position], case .toOne(let target?) = relationship,
-                  let code = slots.entityCode(target.entityName) else { continue }
+            guard let slot = toOneSlots[position], case .toOne(let target?) = relationship else { continue }
+            let code = if let destination = destinationCodes[position], destination.name == target.entityName {
+                destination.code
+            } else {
+                slots.entityCode(target.entityName)
+            }
+            guard let code else { continue }
             builder.beginValue(slot: slot)
             builder.values.append(Tag.object)
             builder.values.appendVarint(code)

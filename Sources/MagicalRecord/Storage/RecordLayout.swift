@@ -168,9 +168,10 @@ enum RecordLayout {
             for index in fields.indices {
                 fields[index].end = index + 1 < fields.count ? fields[index + 1].start : values.count
             }
-            if !zip(fields, fields.dropFirst()).allSatisfy({ $0.slot < $1.slot }) { fields.sort { $0.slot < $1.slot } }
+            let isInSlotOrder = zip(fields, fields.dropFirst()).allSatisfy { $0.slot < $1.slot }
+            if !isInSlotOrder { fields.sort { $0.slot < $1.slot } }
             guard let last = fields.last?.slot, last >= RecordLayout.maskedSlots else {
-                writeOffsetTable(entityCode: entityCode, into: &record)
+                writeOffsetTable(entityCode: entityCode, valuesInOrder: isInSlotOrder, into: &record)
                 return
             }
             let slotBytes = fields.reduce(0) { $0 + varintSize($1.slot) }
@@ -186,7 +187,8 @@ enum RecordLayout {
             }
         }
 
-        private func writeOffsetTable(entityCode: Int, into record: inout [UInt8]) {
+        /// `valuesInOrder`: `values` holds the fields in slot order, so it is copied whole.
+        private func writeOffsetTable(entityCode: Int, valuesInOrder: Bool, into record: inout [UInt8]) {
             let total = fields.reduce(0) { $0 + $1.end - $1.start }
             let width = total <= 0x100 ? 1 : (total <= 0x1_0000 ? 2 : 4)
             let presence = fields.reduce(UInt64(0)) { $0 | 1 << UInt64($1.slot) }
@@ -202,6 +204,10 @@ enum RecordLayout {
                 case 2: record.appendLittleEndian(UInt16(offset))
                 default: record.appendLittleEndian(UInt32(offset))
                 }
+            }
+            if valuesInOrder {
+                record.append(contentsOf: values)
+                return
             }
             values.withUnsafeBytes { values in
                 for field in fields { record.append(contentsOf: UnsafeRawBufferPointer(rebasing: values[field.start..<field.end])) }

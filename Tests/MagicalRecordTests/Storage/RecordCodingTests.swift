@@ -182,6 +182,41 @@ import MagicalStore
         }
     }
 
+    /// A model whose attributes were given slots out of their order (one added before the
+    /// others in a later version), and a to-one whose target is of a subentity: the values
+    /// are written in slot order and the target under its own entity's code.
+    @Test func slotsOutOfOrderAndSubentityTargetsRoundTrip() throws {
+        let first = try ObjectModel(entities: [
+            EntityDescription("Tag") { AttributeDescription("label", .string) },
+            EntityDescription("Card") {
+                AttributeDescription("title", .string)
+                AttributeDescription("count", .integer32)
+                RelationshipDescription("tag", to: "Tag")
+            },
+        ])
+        let second = try ObjectModel(entities: [
+            EntityDescription("Tag") { AttributeDescription("label", .string) },
+            EntityDescription("SpecialTag", parent: "Tag") { AttributeDescription("note", .string) },
+            EntityDescription("Card") {
+                AttributeDescription("added", .double)
+                AttributeDescription("title", .string)
+                AttributeDescription("count", .integer32)
+                RelationshipDescription("tag", to: "Tag")
+            },
+        ])
+        var slots = SlotMap()
+        slots.assign(first)
+        slots.assign(second)
+        let entity = try #require(second.entity(named: "Card"))
+        let coder = try RecordCoder(entity: entity, slots: slots)
+        for target in [ObjectID(entityName: "Tag", number: 7), ObjectID(entityName: "SpecialTag", number: 8)] {
+            var state = ObjectState(id: ObjectID(entityName: "Card", number: 2), entity: entity)
+            state.attributes = [.double(1.25), .string("ace"), .integer(3)]
+            state.relationships = [.toOne(target)]
+            #expect(try coder.decode(coder.encode(state), number: 2) == state)
+        }
+    }
+
     @Test func invalidUTF8InAStringIsADamagedRecord() throws {
         let coder = try coder()
         var bytes = coder.encode(try note(title: "abc", body: "xyz"))
