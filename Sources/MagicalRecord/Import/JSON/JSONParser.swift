@@ -258,7 +258,8 @@ struct JSONParser: ~Copyable {
     /// Builds the object from its members, last value winning for a repeated name.
     private mutating func closeObject(_ frame: Frame) -> JSONObject {
         let count = names.count - frame.namesStart
-        let shared = if frame.expectation == expectation, frame.namesMatched == count, count == expected.count, let first = recentNames.first {
+        let shared = if count > 0, frame.expectation == expectation, frame.namesMatched == count, count == expected.count,
+                        let first = recentNames.first {
             // Every name matched the expected list in place, in order: they are its names.
             first
         } else {

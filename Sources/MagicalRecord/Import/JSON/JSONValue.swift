@@ -13,9 +13,10 @@ public enum JSONValue: Sendable, Hashable {
 
 /// A JSON number, as written (`-12`, `1.5e3`).
 public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
-    /// A plain integer (a minus sign and up to 18 digits, not `-0`) as its value, which
-    /// spells the text exactly: most numbers in JSON, read without making a string that
-    /// each conversion would read again. Anything else as its text.
+    /// An integer `Int64` holds, as its value, whose text is `String(value)`: most numbers
+    /// in JSON (the parser keeps those of up to 18 digits this way, never `-0`), read
+    /// without making a string that each conversion would read again. Anything else as
+    /// its text.
     private enum Storage: Sendable {
         case integer(Int64)
         case text(String)
