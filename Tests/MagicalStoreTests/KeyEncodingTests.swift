@@ -106,14 +106,19 @@ struct KeyEncodingTests {
         #expect(equalPairs > 10_000, "equal tuples must be common, to test equality and deep comparisons")
     }
 
-    @Test("K10: an integer encoded on the stack is the integer's encoding")
+    @Test("K10: an integer encoded on the stack or in place, alone or in a pair, is the integer's encoding")
     func integersEncodedOnTheStack() {
         var random = SplitMix64(seed: 11)
         var values: [Int64] = [0, 1, -1, 255, 256, -256, -257, 65_535, 65_536, .max, .min, .max - 1, .min + 1]
         for shift in 0..<63 { values += [1 << Int64(shift), -(1 << Int64(shift)), (1 << Int64(shift)) - 1] }
         values += (0..<2_000).map { _ in Int64(bitPattern: random.next()) >> Int64(random.next() % 64) }
         for value in values {
-            #expect(KeyEncoding.withEncodedInteger(value) { Array($0) } == KeyEncoding.encode(.int(value)), "\(value)")
+            // The tuple form goes the general way, value by value.
+            let expected = KeyEncoding.encode([.int(value)])
+            #expect(KeyEncoding.withEncodedInteger(value) { Array($0) } == expected, "\(value)")
+            #expect(KeyEncoding.encode(.int(value)) == expected, "\(value)")
+            let other = values[Int(random.next() % UInt64(values.count))]
+            #expect(KeyEncoding.encode(.int(value), .int(other)) == KeyEncoding.encode([.int(value), .int(other)]), "\(value), \(other)")
         }
     }
 
