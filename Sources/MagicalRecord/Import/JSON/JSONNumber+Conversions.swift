@@ -41,6 +41,7 @@ extension JSONNumber {
     public var doubleValue: Double? {
         // Int64 to Double rounds to the nearest, as reading the digits does.
         if let stored = storedInteger { return Double(stored) }
+        if let stored = storedDecimal { return stored }
         if let short = shortDecimal { return short }
         guard let value = Double(text), value.isFinite else { return nil }
         return value

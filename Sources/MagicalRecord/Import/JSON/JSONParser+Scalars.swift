@@ -218,14 +218,20 @@ extension JSONParser {
         }
         let isPlain = position == input.count || (input[position] != UInt8(ascii: ".") && input[position] | 0x20 != UInt8(ascii: "e"))
         if isPlain, position - digitsStart <= 18, !(isNegative && input[digitsStart] == UInt8(ascii: "0")) {
-            var value: Int64 = 0
-            for index in digitsStart..<position { value = value &* 10 &+ Int64(input[index] &- UInt8(ascii: "0")) }
-            return JSONNumber(integer: isNegative ? -value : value)
+            return JSONNumber(integer: isNegative ? -digitsValue(digitsStart..<position) : digitsValue(digitsStart..<position))
         }
         if position < input.count, input[position] == UInt8(ascii: ".") {
+            let integerEnd = position
             position += 1
             guard position < input.count, input[position].isDigit else { throw unexpected(.digitAfterDecimalPoint) }
+            let fractionStart = position
             skipDigits()
+            let digits = integerEnd - digitsStart + position - fractionStart
+            if digits <= 15, position == input.count || input[position] | 0x20 != UInt8(ascii: "e") {
+                let scale = position - fractionStart
+                let whole = digitsValue(digitsStart..<integerEnd) &* Self.decimalPowers[scale]
+                return JSONNumber(decimal: whole &+ digitsValue(fractionStart..<position), scale: scale, isNegative: isNegative)
+            }
         }
         if position < input.count, input[position] | 0x20 == UInt8(ascii: "e") {
             position += 1
@@ -237,6 +243,16 @@ extension JSONParser {
         }
         return JSONNumber(text: String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self))
     }
+
+    /// The value of the ASCII digits in `range` (at most 18 of them).
+    private func digitsValue(_ range: Range<Int>) -> Int64 {
+        var value: Int64 = 0
+        for index in range { value = value &* 10 &+ Int64(input[index] &- UInt8(ascii: "0")) }
+        return value
+    }
+
+    /// 10^0 through 10^15, for the digits after a point.
+    private static let decimalPowers: [Int64] = (0...15).map { exponent in (0..<exponent).reduce(1) { power, _ in power * 10 } }
 
     private mutating func skipDigits() {
         while position < input.count, input[position].isDigit { position += 1 }

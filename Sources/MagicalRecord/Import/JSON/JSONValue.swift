@@ -11,57 +11,6 @@ public enum JSONValue: Sendable, Hashable {
     case object(JSONObject)
 }
 
-/// A JSON number, as written (`-12`, `1.5e3`).
-public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
-    /// An integer `Int64` holds, as its value, whose text is `String(value)`: most numbers
-    /// in JSON (the parser keeps those of up to 18 digits this way, never `-0`), read
-    /// without making a string that each conversion would read again. Anything else as
-    /// its text.
-    private enum Storage: Sendable {
-        case integer(Int64)
-        case text(String)
-    }
-
-    private let storage: Storage
-
-    public init(text: String) {
-        storage = .text(text)
-    }
-
-    /// A number whose text is `String(value)`.
-    init(integer value: Int64) {
-        storage = .integer(value)
-    }
-
-    /// The literal, valid JSON number syntax.
-    public var text: String {
-        switch storage {
-        case .integer(let value): String(value)
-        case .text(let text): text
-        }
-    }
-
-    /// The value when the number is stored as a plain integer.
-    var storedInteger: Int64? {
-        if case .integer(let value) = storage { return value }
-        return nil
-    }
-
-    public var description: String { text }
-
-    /// Numbers are equal when their texts are, however they are stored.
-    public static func == (left: JSONNumber, right: JSONNumber) -> Bool {
-        if case .integer(let leftValue) = left.storage, case .integer(let rightValue) = right.storage {
-            return leftValue == rightValue
-        }
-        return left.text == right.text
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(text)
-    }
-}
-
 /// A JSON object: members by name (a repeated name keeps its last value, as most readers
 /// do), and their order as written.
 ///

@@ -120,13 +120,14 @@ struct JSONReaderNumberTests {
     }
 }
 
-/// Plain integers are read as their value, not their text: they must spell, convert,
-/// compare and hash as the same number read as text does.
+/// Plain integers and short decimals are read as values, not their text: they must spell,
+/// convert, compare and hash as the same number read as text does.
 struct JSONNumberStorageTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func integersReadAsValuesMatchTheirText(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let reader = JSONReader()
+        var (integers, decimals) = (0, 0)
         for _ in 0..<(2_000 * testScale) {
             let text = Self.randomNumberText(using: &random)
             guard case .number(let read) = try reader.read(text) else {
@@ -140,31 +141,40 @@ struct JSONNumberStorageTests {
             #expect(read.int64Value == asText.int64Value, "\(text)")
             #expect(read.doubleValue?.bitPattern == asText.doubleValue?.bitPattern, "\(text)")
             #expect(read.decimalValue == asText.decimalValue, "\(text)")
+            if read.storedInteger != nil { integers += 1 }
+            if read.storedDecimal != nil { decimals += 1 }
         }
+        #expect(integers > 200 * testScale && decimals > 100 * testScale, "\(integers) integers, \(decimals) decimals kept as values")
     }
 
     @Test func theLimitsOfStoredIntegers() throws {
         let reader = JSONReader()
         for text in ["0", "-0", "-1", "999999999999999999", "-999999999999999999", "1000000000000000000",
-                     "9223372036854775807", "-9223372036854775808", "9223372036854775808", "12.0", "1e3"] {
+                     "9223372036854775807", "-9223372036854775808", "9223372036854775808", "12.0", "1e3",
+                     "0.0", "-0.0", "-0.05", "100.10", "54321.17", "99999999999999.9", "999999999999999.9", "1.5e3", "0.000000000000001"] {
             guard case .number(let read) = try reader.read(text) else {
                 Issue.record("\(text) did not read as a number")
                 continue
             }
             #expect(read.text == text)
             #expect(read.int64Value == JSONNumber(text: text).int64Value, "\(text)")
+            #expect(read.doubleValue?.bitPattern == JSONNumber(text: text).doubleValue?.bitPattern, "\(text)")
         }
         #expect(JSONValue(integerLiteral: .min) == .number(JSONNumber(text: "-9223372036854775808")))
         #expect(JSONNumber(text: "7") != JSONNumber(text: "7.0"))
     }
 
     /// Integers of every length (some past Int64), with fractions and exponents now and then.
+    /// Short ones too, so the digits of a fraction often fit the 15 kept as a value.
     private static func randomNumberText(using random: inout SplitMix64) -> String {
-        let length = Int.random(in: 1...21, using: &random)
+        let length = Bool.random(using: &random) ? Int.random(in: 1...21, using: &random) : Int.random(in: 1...6, using: &random)
         var text = Int.random(in: 0..<8, using: &random) == 0 ? "0" : String(Int.random(in: 1...9, using: &random))
         if text != "0" { for _ in 1..<length { text += String(Int.random(in: 0...9, using: &random)) } }
         if Bool.random(using: &random) { text = "-" + text }
-        if Int.random(in: 0..<5, using: &random) == 0 { text += "." + String(Int.random(in: 0...999, using: &random)) }
+        if Int.random(in: 0..<3, using: &random) == 0 {
+            // Fractions with leading and trailing zeros, past 15 digits in all now and then.
+            text += "." + (0..<Int.random(in: 1...9, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+        }
         if Int.random(in: 0..<8, using: &random) == 0 { text += "e" + String(Int.random(in: -30...30, using: &random)) }
         return text
     }
