@@ -203,7 +203,8 @@ extension JSONParser {
     // MARK: Numbers
 
     /// Reads `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` and keeps its text,
-    /// or for a plain integer that `Int64` holds (up to 18 digits, not `-0`) its value.
+    /// or the value of a plain integer of up to 18 digits (not `-0`), or the digits, scale
+    /// and sign of a number with a point and at most 15 digits (see ``JSONNumber``).
     mutating func parseNumber() throws(JSONError) -> JSONNumber {
         let start = position
         let isNegative = input[position] == UInt8(ascii: "-")
