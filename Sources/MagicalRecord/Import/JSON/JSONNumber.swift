@@ -38,7 +38,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         case .integer(let value):
             return String(value)
         case .decimal(let digits, let scale, let isNegative):
-            let power = Self.powersOfTen[scale]
+            let power = Self.scalePowers[scale]
             let fraction = String(digits % power)
             return (isNegative ? "-" : "") + String(digits / power) + "."
                 + String(repeating: "0", count: scale - fraction.count) + fraction
@@ -58,7 +58,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// reading the text does.
     var storedDecimal: Double? {
         guard case .decimal(let digits, let scale, let isNegative) = storage else { return nil }
-        let value = Double(digits) / Double(Self.powersOfTen[scale])
+        let value = Double(digits) / Double(Self.scalePowers[scale])
         return isNegative ? -value : value
     }
 
@@ -80,6 +80,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(text)
     }
 
-    /// 10^0 through 10^15.
-    private static let powersOfTen: [Int64] = (0...15).map { exponent in (0..<exponent).reduce(1) { power, _ in power * 10 } }
+    /// 10^0 through 10^15: the scales a decimal kept as a value may have (the parser
+    /// builds its digits with them too).
+    static let scalePowers: [Int64] = (0...15).map { exponent in (0..<exponent).reduce(1) { power, _ in power * 10 } }
 }

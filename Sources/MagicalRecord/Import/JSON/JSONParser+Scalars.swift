@@ -230,7 +230,7 @@ extension JSONParser {
             let digits = integerEnd - digitsStart + position - fractionStart
             if digits <= 15, position == input.count || input[position] | 0x20 != UInt8(ascii: "e") {
                 let scale = position - fractionStart
-                let whole = digitsValue(digitsStart..<integerEnd) &* Self.decimalPowers[scale]
+                let whole = digitsValue(digitsStart..<integerEnd) &* JSONNumber.scalePowers[scale]
                 return JSONNumber(decimal: whole &+ digitsValue(fractionStart..<position), scale: scale, isNegative: isNegative)
             }
         }
@@ -251,9 +251,6 @@ extension JSONParser {
         for index in range { value = value &* 10 &+ Int64(input[index] &- UInt8(ascii: "0")) }
         return value
     }
-
-    /// 10^0 through 10^15, for the digits after a point.
-    private static let decimalPowers: [Int64] = (0...15).map { exponent in (0..<exponent).reduce(1) { power, _ in power * 10 } }
 
     private mutating func skipDigits() {
         while position < input.count, input[position].isDigit { position += 1 }
