@@ -201,6 +201,37 @@ import Testing
         #expect(id.number == 9)
     }
 
+    /// A whole decode of an offset-table record (a point get's own loop) answers as the
+    /// general walk does, on intact records with slots in and out of property order and on
+    /// every single-byte change of them: the same state, or a damaged-record error.
+    @Test func aWholeDecodeAnswersAsTheWalk() throws {
+        var random = SplitMix64(seed: 29)
+        let everything = RecordCoder.DecodeMask(attributes: [Bool](repeating: true, count: 6), relationships: true)
+        for slots in [[0, 1, 2, 3, 4, 5, 6], [6, 0, 5, 1, 4, 2, 3], [3, 9, 1, 63, 0, 7, 2]] {
+            let coder = try coder(slots: slots)
+            for _ in 0..<40 {
+                let bytes = coder.encode(try randomState(&random))
+                var records = [bytes]
+                for _ in 0..<8 {
+                    var damaged = bytes
+                    damaged[Int.random(in: damaged.indices, using: &random)] = UInt8.random(in: 0...255, using: &random)
+                    records.append(damaged)
+                }
+                for record in records {
+                    record.withUnsafeBytes { raw in
+                        let whole = Result { () throws(MagicalRecordError) in try coder.decode(raw, number: 9, attributes: nil) }
+                        let walked = Result { () throws(MagicalRecordError) in try coder.decode(raw, number: 9, attributes: everything) }
+                        switch (whole, walked) {
+                        case (.success(let left), .success(let right)): #expect(left == right)
+                        case (.failure(.damagedRecord(let left)), .failure(.damagedRecord(let right))): #expect(left == right)
+                        default: Issue.record("whole decode \(whole), walk \(walked)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Every truncation and single-byte change of an offset-table record either decodes or
     /// is a damaged-record error, in full, partial and in-place reads alike.
     @Test func damagedOffsetTablesAreErrorsNeverCrashes() throws {
