@@ -462,8 +462,11 @@ private struct DirectBatch {
         let sourceID = entries[source].state.id
         if let previous {
             // The previous target's members are not read: one that joined in this batch
-            // leaves its additions, a stored one is deleted from the store's set.
-            let left = positions[previous].map { entries[$0].state.removeTarget(sourceID, at: inversePosition) } ?? false
+            // leaves its additions, a stored one is deleted from the store's set. A to-one
+            // still as stored was not linked in this batch, so the source is in no target's
+            // additions: they are not searched (an upsert moves half its records).
+            let linkedInBatch = entries[source].stored?.relationships[position] != .toOne(previous)
+            let left = linkedInBatch && (positions[previous].map { entries[$0].state.removeTarget(sourceID, at: inversePosition) } ?? false)
             if !left {
                 if removals.isEmpty { removals.reserveCapacity(tableCapacity) }
                 removals.insert(RemovedTarget(owner: previous, position: inversePosition, target: sourceID))
@@ -489,7 +492,8 @@ private struct DirectBatch {
         var changes = ChangeSet()
         changes.upserts.reserveCapacity(entries.count)
         changes.removedTargets = Array(removals)
-        changes.storedBefore = StoredStates(transactionID: transactionID, states: stored)
+        var storedBefore: [ObjectState?] = []
+        storedBefore.reserveCapacity(entries.count)
         changes.upsertFlags.reserveCapacity(entries.count)
         let leftOwners = Set(removals.map(\.owner))
         for index in entries.indices {
@@ -498,6 +502,7 @@ private struct DirectBatch {
                 writtenAt[index] = changes.upserts.count
                 changes.upsertFlags.append(entry.hasAbsentKey ? [.inserted, .keyKnownAbsent] : .inserted)
                 changes.upserts.append(entry.takeState())
+                storedBefore.append(nil)
                 continue
             }
             let isChanged = entry.state != stored
@@ -512,8 +517,10 @@ private struct DirectBatch {
                 writtenAt[index] = changes.upserts.count
                 changes.upsertFlags.append([])
                 changes.upserts.append(entry.takeState())
+                storedBefore.append(stored)
             }
         }
+        changes.storedBefore = StoredStates(transactionID: transactionID, states: storedBefore)
         entries.removeAll()
         return changes
     }

@@ -35,10 +35,17 @@ struct UpsertFlags: OptionSet, Sendable {
     static let keyKnownAbsent = UpsertFlags(rawValue: 2)
 }
 
-/// Objects' stored states as of one committed transaction.
+/// Objects' stored states as of one committed transaction, by position in the change
+/// set's upserts: the commit finds each where it lies, with no hashing of ids.
 struct StoredStates: Sendable {
     let transactionID: UInt64
-    let states: [ObjectID: ObjectState]
+    /// Nil where the writer did not read one (a new object); may end before the upserts do.
+    let states: [ObjectState?]
+
+    /// Whether the state of upsert `position` was read.
+    func state(at position: Int) -> ObjectState? {
+        position < states.count ? states[position] : nil
+    }
 }
 
 /// A member that leaves an unordered to-many relationship.

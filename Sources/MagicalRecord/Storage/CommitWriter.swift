@@ -25,15 +25,16 @@ struct CommitWriter {
         try deleteRemovedTargets(changes.removedTargets)
         var failures: [ValidationFailure] = []
         for group in Self.groupedByEntity(changes, trustingKeys: storedBefore != nil) {
-            failures += try write(group, storedBefore: storedBefore)
+            failures += try write(group, of: changes.upserts, storedBefore: storedBefore)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
     }
 
-    /// One entity's upserts, with their flags.
+    /// One entity's upserts, as positions in the change set's (whose states are read where
+    /// they lie: a copy of each in its group retained every array it holds), with their flags.
     private struct EntityUpserts {
         let entityName: String
-        var states: [ObjectState] = []
+        var positions: [Int] = []
         var flags: [UpsertFlags] = []
     }
 
@@ -56,7 +57,7 @@ struct CommitWriter {
                     groups.append(EntityUpserts(entityName: name))
                 }
             }
-            groups[current].states.append(changes.upserts[index])
+            groups[current].positions.append(index)
             groups[current].flags.append(changes.flags(at: index).intersection(kept))
         }
         return groups
@@ -127,32 +128,32 @@ struct CommitWriter {
     /// caller abandons the transaction): a key must be unique in the state the save
     /// leaves, so every index entry that goes is removed before any key is checked, and
     /// two objects may swap keys or pass one on.
-    private func write(_ upserts: EntityUpserts, storedBefore: StoredStates?) throws -> [ValidationFailure] {
-        let states = upserts.states
-        guard let first = states.first else { return [] }
-        let writer = try writer(first.id.entityName)
-        let olds = try states.indices.map { (index) throws -> ObjectState? in
-            guard !upserts.flags[index].contains(.inserted) else { return nil }
-            let id = states[index].id
-            if let old = storedBefore?.states[id] { return old }
-            return try writer.records.get(StoreLayout.objectKey(id.number)).map { try writer.coder.decode($0, number: id.number) }
+    private func write(_ upserts: EntityUpserts, of all: [ObjectState], storedBefore: StoredStates?) throws -> [ValidationFailure] {
+        guard let first = upserts.positions.first else { return [] }
+        let writer = try writer(all[first].id.entityName)
+        let states = GroupStates(all: all, positions: upserts.positions)
+        // The stored states the writer read are used where they lie; only the others are read.
+        let read = try states.indices.map { (place) throws -> ObjectState? in
+            guard !upserts.flags[place].contains(.inserted), storedBefore?.state(at: upserts.positions[place]) == nil else { return nil }
+            let number = states[place].id.number
+            return try writer.records.get(StoreLayout.objectKey(number)).map { try writer.coder.decode($0, number: number) }
         }
+        let olds = OldStates(before: storedBefore?.states ?? [], positions: upserts.positions, read: read, flags: upserts.flags)
         var added: [[(key: [UInt8], value: [UInt8])]] = []
         var failures: [ValidationFailure] = []
         let limit = transaction.maximumKeyLength
         for index in writer.indexes {
             var entries: [(key: [UInt8], value: [UInt8])] = []
             var removed: [[UInt8]] = []
-            // By position, not by zipped elements: those copied each whole state.
-            for position in states.indices {
-                let oldValue = olds[position]?.attributes[index.position]
-                let newValue = states[position].attributes[index.position]
+            for place in states.indices {
+                let oldValue = olds[place]?.attributes[index.position]
+                let newValue = states[place].attributes[index.position]
                 guard oldValue != newValue else { continue }
-                let number = states[position].id.number
+                let number = states[place].id.number
                 if let oldValue { removed.append(StoreLayout.indexKey(oldValue, number)) }
                 let key = StoreLayout.indexKey(newValue, number)
                 guard key.count <= limit else {
-                    failures.append(ValidationFailure(object: states[position].id, reason: .tooLongToIndex(attribute: index.attribute, bytes: key.count, limit: limit)))
+                    failures.append(ValidationFailure(object: states[place].id, reason: .tooLongToIndex(attribute: index.attribute, bytes: key.count, limit: limit)))
                     continue
                 }
                 entries.append((key, []))
@@ -165,7 +166,7 @@ struct CommitWriter {
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)
         }
-        try writer.records.putBatch(writer.coder.encodedRecords(states))
+        try writer.records.putBatch(writer.coder.encodedRecords(all, at: upserts.positions))
         try writeRelationships(of: states, olds, entity: writer.coder.entity)
         return []
     }
@@ -173,7 +174,7 @@ struct CommitWriter {
     /// Replaces each loaded to-many's targets, and adds the additions of those not read,
     /// each relationship's in one sorted batch: an import joins thousands of objects to a
     /// few departments.
-    private func writeRelationships(of states: [ObjectState], _ olds: [ObjectState?], entity: Entity) throws {
+    private func writeRelationships(of states: GroupStates, _ olds: OldStates, entity: Entity) throws {
         // By position, each relationship's additions in one array.
         var additions = [[(key: [UInt8], value: [UInt8])]](repeating: [], count: entity.relationships.count)
         let toMany = entity.relationships.indices.filter { entity.relationships[$0].isToMany }
@@ -185,7 +186,7 @@ struct CommitWriter {
             for position in toMany {
                 switch states[index].relationships[position] {
                 case .toMany(let targets):
-                    try replaceTargets(of: states[index].id, entity.relationships[position], with: targets, isNew: olds[index] == nil)
+                    try replaceTargets(of: states[index].id, entity.relationships[position], with: targets, isNew: !olds.isStored(index))
                 case .added(let extra):
                     // The set is keyed by target: one already there is written over unchanged.
                     let owner = states[index].id.number
@@ -214,7 +215,7 @@ struct CommitWriter {
     /// keys known absent (``UpsertFlags/keyKnownAbsent``) are neither searched for nor
     /// compared with the others.
     private func duplicateKeys(
-        _ writer: EntityWriter, _ states: [ObjectState], _ olds: [ObjectState?], flags: [UpsertFlags]
+        _ writer: EntityWriter, _ states: GroupStates, _ olds: OldStates, flags: [UpsertFlags]
     ) throws -> [ValidationFailure] {
         guard let keyIndex = writer.key else { return [] }
         var failures: [ValidationFailure] = []
@@ -305,4 +306,42 @@ private struct EntityWriter {
 /// The writers a commit has resolved so far, by entity name.
 private final class EntityWriters {
     var byEntity: [String: EntityWriter] = [:]
+}
+
+/// One entity's states in a commit, by place in its group: read where they lie in the
+/// change set.
+private struct GroupStates {
+    let all: [ObjectState]
+    let positions: [Int]
+
+    var indices: Range<Int> { positions.indices }
+
+    subscript(place: Int) -> ObjectState {
+        _read { yield all[positions[place]] }
+    }
+}
+
+/// The stored states a commit replaces, by place in an entity's group: those the writer
+/// read before the commit where they lie, the others as read now; nil for a new object.
+private struct OldStates {
+    /// By position in the change set (``StoredStates/states``).
+    let before: [ObjectState?]
+    let positions: [Int]
+    /// By place: states read by the commit itself.
+    let read: [ObjectState?]
+    let flags: [UpsertFlags]
+
+    subscript(place: Int) -> ObjectState? {
+        _read {
+            let position = positions[place]
+            if position < before.count, before[position] != nil, !flags[place].contains(.inserted) {
+                yield before[position]
+            } else {
+                yield read[place]
+            }
+        }
+    }
+
+    /// Whether the object had a stored state (to compare a to-many with).
+    func isStored(_ place: Int) -> Bool { self[place] != nil }
 }

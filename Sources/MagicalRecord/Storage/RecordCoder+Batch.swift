@@ -6,19 +6,25 @@ extension RecordCoder {
     /// encoded in parts on every core: the committing thread is an import's whole time,
     /// while the core that reads the next batch ahead is often idle.
     func encodedRecords(_ states: [ObjectState]) -> [(key: [UInt8], value: [UInt8])] {
-        let parts = states.count < Self.statesPerPart ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, 4)
+        encodedRecords(states, at: Array(states.indices))
+    }
+
+    /// The same for the states at `positions` of `states`, read where they lie.
+    func encodedRecords(_ states: [ObjectState], at positions: [Int]) -> [(key: [UInt8], value: [UInt8])] {
+        let parts = positions.count < Self.statesPerPart ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, 4)
         guard parts > 1 else {
             var builder = RecordLayout.Builder()
-            return states.map { (StoreLayout.objectKey($0.id.number), encode($0, using: &builder)) }
+            return positions.map { (StoreLayout.objectKey(states[$0].id.number), encode(states[$0], using: &builder)) }
         }
-        var records = [(key: [UInt8], value: [UInt8])](repeating: ([], []), count: states.count)
+        var records = [(key: [UInt8], value: [UInt8])](repeating: ([], []), count: positions.count)
         records.withUnsafeMutableBufferPointer { buffer in
             // Each part writes only its own range of slots.
             let slots = RecordSlots(buffer)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var builder = RecordLayout.Builder()
-                for index in states.count * part / parts..<states.count * (part + 1) / parts {
-                    slots.buffer[index] = (StoreLayout.objectKey(states[index].id.number), encode(states[index], using: &builder))
+                for index in positions.count * part / parts..<positions.count * (part + 1) / parts {
+                    let state = positions[index]
+                    slots.buffer[index] = (StoreLayout.objectKey(states[state].id.number), encode(states[state], using: &builder))
                 }
             }
         }

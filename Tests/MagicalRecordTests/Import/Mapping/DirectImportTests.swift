@@ -122,6 +122,22 @@ import Testing
         }
     }
 
+    /// A stored member moved away, back and away again within one batch (and a new one
+    /// moved twice) ends in its last target only, as the object path leaves it: a to-one
+    /// still as stored has joined no target's additions, one linked in the batch has.
+    @Test func aMemberMovedSeveralTimesInOneBatchEndsInItsLastTarget() throws {
+        let pair = Pair()
+        let options = ImportOptions(batchSize: 50, commitsEachBatch: true)
+        let stored = #"[{"staffID": 1, "deptID": 1}, {"staffID": 2, "deptID": 1}]"#
+        let moves = #"[{"staffID": 1, "deptID": 2}, {"staffID": 1, "deptID": 1}, {"staffID": 9, "deptID": 2}, "#
+            + #"{"staffID": 1, "deptID": 3}, {"staffID": 9, "deptID": 1}, {"staffID": 2, "deptID": 3}, {"staffID": 2, "deptID": 1}]"#
+        for text in [stored, moves] {
+            let (direct, objects) = pair.importBoth(text, options)
+            #expect(direct == objects)
+        }
+        #expect(try Self.dump(pair.direct) == Self.dump(pair.objects))
+    }
+
     @Test func batchesWithoutWhatOnlyObjectsGiveTakeTheDirectPath() throws {
         let stack = try ImportStack(model: Self.model)
         let mappings = ImportMappings(model: Self.model)
