@@ -144,6 +144,7 @@ extension ManagedObjectContext {
                         }
                         read += batch.count
                         progress?(ImportProgress(recordsRead: read, bytesRead: batch.bytesRead))
+                        batches.recycle(batch)
                     }
                 }
             } catch {

@@ -22,6 +22,11 @@ final class ReadAhead<Item>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
     private var isFinished = false
+    /// Items the consumer is done with, let go of on the producer's thread (under
+    /// `spentLock`): freeing an import batch, its JSON values and states, was a tenth of
+    /// the committing thread's time, and the reading thread has room to spare.
+    private var spent: [Item] = []
+    private let spentLock = NSLock()
 
     /// Starts producing the first item at once.
     init(_ produce: @escaping () -> Item?) {
@@ -35,6 +40,10 @@ final class ReadAhead<Item>: @unchecked Sendable {
     private func run() {
         while true {
             wanted.wait()
+            // Taken out under the lock, freed outside it: the consumer never waits on it.
+            var garbage: [Item] = []
+            spentLock.withLock { swap(&garbage, &spent) }
+            garbage.removeAll()
             let item = stopped.load(ordering: .acquiring) ? nil : produce?()
             slot = item
             filled.signal()
@@ -55,6 +64,14 @@ final class ReadAhead<Item>: @unchecked Sendable {
         }
         wanted.signal()
         return item
+    }
+
+    /// Hands back an item the consumer is done with, to be let go of on the producer's
+    /// thread before it produces the next.
+    func recycle(_ item: consuming Item) {
+        spentLock.lock()
+        spent.append(item)
+        spentLock.unlock()
     }
 
     /// Stops producing (an item under way is finished and dropped) and waits until the

@@ -68,6 +68,35 @@ import Testing
         }
     }
 
+    /// The threads items were freed on.
+    private final class FreeLog: Sendable {
+        let threads = Mutex<[UInt]>([])
+    }
+
+    /// Notes the thread it is freed on.
+    private final class Spent: Sendable {
+        let log: FreeLog
+        init(_ log: FreeLog) { self.log = log }
+        deinit { log.threads.withLock { $0.append(UInt(pthread_self())) } }
+    }
+
+    /// Items handed back are let go of on the producer's thread, before it makes the next:
+    /// the consumer (an import's committing thread) does not free them.
+    @Test func itemsHandedBackAreFreedOnTheProducersThread() {
+        let producer = Producer(limit: 6)
+        let log = FreeLog()
+        let items = ReadAhead { producer.produce().map { ($0, Spent(log)) } }
+        while let item = items.next() {
+            items.recycle(item)
+        }
+        items.finish()
+        let producerThreads = producer.threads.withLock { $0 }
+        let threads = log.threads.withLock { $0 }
+        // Every item but the last is freed before the producer's next call.
+        #expect(threads.count >= 5)
+        #expect(threads.allSatisfy { producerThreads.contains($0) })
+    }
+
     @Test func anEmptySourceEndsAtOnce() {
         let items = ReadAhead<Int> { nil }
         #expect(items.next() == nil)
