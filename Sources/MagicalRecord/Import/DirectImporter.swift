@@ -410,10 +410,10 @@ private struct DirectBatch {
     /// `keyPosition`: the key attribute's position.
     mutating func object(of entity: Entity, table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
         // One probe finds the key's answer; a new object is recorded in its place.
-        let slot = key.flatMap { known[table].index(forKey: $0) }
+        let slot = key.flatMap { known[table].slot(forKey: $0) }
         var hasAbsentKey = false
         if let slot {
-            switch known[table].values[slot] {
+            switch known[table][slot: slot] {
             case .object(let id):
                 if let index = touch(id) {
                     if entries[index].isStored { entries[index].isFound = true }
@@ -427,7 +427,7 @@ private struct DirectBatch {
         var state = ObjectState(id: id, entity: entity)
         if let position = keyPosition, let key {
             state.attributes[position] = key
-            if let slot { known[table].values[slot] = .object(id) } else { known[table][key] = .object(id) }
+            if let slot { known[table][slot: slot] = .object(id) } else { known[table][key] = .object(id) }
         }
         result.created += 1
         return append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey))

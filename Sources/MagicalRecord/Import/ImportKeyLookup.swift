@@ -10,7 +10,7 @@
 final class ImportKeyLookup {
     typealias Wanted = [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)]
     /// Per key looked up, by entity: what the index holds for it.
-    typealias KeyTable = [AttributeValue: IndexedKey]
+    typealias KeyTable = ImportKeyTable
     typealias Tables = (known: [String: KeyTable], stored: [ObjectID: ObjectState])
 
     /// The commit the answer holds for.
