@@ -119,7 +119,9 @@ extension ActiveRecord where Self: ManagedObject {
     ) throws(MagicalRecordError) -> Self? {
         let context = try resolve(context)
         if let answer = try context.firstObjectThroughIndex(entityName: entityName, attribute: attribute, value: value) {
-            return try answer.map { (object) throws(MagicalRecordError) in try typed(object) }
+            // Not `answer.map`: a generic call there (unspecialised) cost a sixtieth of a get.
+            guard let object = answer else { return nil }
+            return try typed(object)
         }
         return try executeFetchRequestAndReturnFirstObject(requestFirst(byAttribute: attribute, withValue: value), in: context)
     }
