@@ -12,10 +12,15 @@ import Testing
         return Array(shared[..<sharing]) + (sharing..<length).map { _ in UInt8.random(in: 0...3, using: &random) * 0x55 }
     }
 
-    @Test(arguments: 0..<UInt64(4))
+    /// Small batches take a comparison sort, large ones the radix sort by prefix.
+    @Test(arguments: 0..<UInt64(8))
     func ascendingIsByteOrderThenIndex(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        let keys = (0..<Int.random(in: 0...400, using: &random)).map { _ in randomKey(&random) }
+        let count = seed % 2 == 0 ? Int.random(in: 0..<KeyOrder.radixSortMinimum, using: &random) : Int.random(in: 128...3_000, using: &random)
+        let keys = (0..<count).map { _ in
+            // Some keys random over all eight prefix bytes, most crowded onto few values.
+            Int.random(in: 0..<4, using: &random) == 0 ? (0..<Int.random(in: 1...10, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } : randomKey(&random)
+        }
         let expected = keys.indices.sorted { left, right in
             keys[left].lexicographicallyPrecedes(keys[right]) || (keys[left] == keys[right] && left < right)
         }

@@ -56,12 +56,74 @@ public enum KeyOrder {
     /// without reading the keys (comparing two arrays retained both, a cache miss each);
     /// the whole keys only on ties.
     public static func ascending(count: Int, key: (Int) -> [UInt8]) -> [Int] {
-        var sorted = (0..<count).map { index in (prefix: key(index).withUnsafeBytes { keyPrefix($0) }, index: index) }
-        sorted.sort { left, right in
-            if left.prefix != right.prefix { return left.prefix < right.prefix }
-            let order = compareBytes(key(left.index), key(right.index))
-            return order != 0 ? order < 0 : left.index < right.index
+        var sorted = (0..<count).map { index in Prefixed(prefix: key(index).withUnsafeBytes { keyPrefix($0) }, index: index) }
+        if count < radixSortMinimum {
+            sorted.sort { left, right in ordered(left, right, key) }
+        } else {
+            // A stable radix sort by prefix keeps equal prefixes in index order; runs of
+            // equal prefixes are then put in key order. A commit sorts every batch it puts
+            // (tens of thousands of keys), and comparison sorting was a twelfth of it.
+            radixSortByPrefix(&sorted)
+            var start = 0
+            while start < sorted.count {
+                var end = start + 1
+                while end < sorted.count && sorted[end].prefix == sorted[start].prefix { end += 1 }
+                if end - start > 1 { sorted[start..<end].sort { left, right in ordered(left, right, key) } }
+                start = end
+            }
         }
         return sorted.map(\.index)
+    }
+
+    /// Below this many keys a comparison sort is quicker than radix passes.
+    static let radixSortMinimum = 128
+
+    private struct Prefixed {
+        let prefix: UInt64
+        let index: Int
+    }
+
+    private static func ordered(_ left: Prefixed, _ right: Prefixed, _ key: (Int) -> [UInt8]) -> Bool {
+        if left.prefix != right.prefix { return left.prefix < right.prefix }
+        let order = compareBytes(key(left.index), key(right.index))
+        return order != 0 ? order < 0 : left.index < right.index
+    }
+
+    /// Least significant byte first, skipping bytes every prefix shares (keys of one tree
+    /// often share their first bytes): stable.
+    private static func radixSortByPrefix(_ items: inout [Prefixed]) {
+        var common = UInt64.max
+        var any: UInt64 = 0
+        for item in items {
+            common &= item.prefix
+            any |= item.prefix
+        }
+        let varying = common ^ any
+        var scratch = items
+        var counts = [Int](repeating: 0, count: 256)
+        for byte in 0..<8 {
+            let shift = UInt64(8 * byte)
+            guard (varying >> shift) & 0xFF != 0 else { continue }
+            items.withUnsafeBufferPointer { source in
+                scratch.withUnsafeMutableBufferPointer { target in
+                    counts.withUnsafeMutableBufferPointer { counts in
+                        for index in counts.indices { counts[index] = 0 }
+                        for item in source { counts[Int(truncatingIfNeeded: item.prefix >> shift) & 0xFF] += 1 }
+                        var start = 0
+                        for index in counts.indices {
+                            let count = counts[index]
+                            counts[index] = start
+                            start += count
+                        }
+                        for item in source {
+                            let digit = Int(truncatingIfNeeded: item.prefix >> shift) & 0xFF
+                            target[counts[digit]] = item
+                            counts[digit] += 1
+                        }
+                    }
+                }
+            }
+            swap(&items, &scratch)
+        }
     }
 }

@@ -90,7 +90,7 @@ extension MutableTree {
     /// which rebalances, so the tree ends as valid as after one delete per key.
     func deleteBatch(_ keys: [[UInt8]]) throws -> Int {
         var removed = 0
-        try applyingWhole { removed = try delete(keys.sorted { compareBytes($0, $1) < 0 }) }
+        try applyingWhole { removed = try delete(KeyOrder.ascending(count: keys.count) { keys[$0] }.map { keys[$0] }) }
         return removed
     }
 
