@@ -17,6 +17,13 @@ final class TransactionState: Sendable {
 
     private static let recentPageLimit = 64
 
+    /// The state of a reader that belongs to no write transaction: it may read no early pages.
+    static let withoutEarlyPages: TransactionState = {
+        let state = TransactionState()
+        state.discardEarlyPages()
+        return state
+    }()
+
     var mayReadEarlyPages: Bool { !discarded.load(ordering: .acquiring) }
 
     func discardEarlyPages() {
@@ -54,7 +61,9 @@ struct SnapshotReader: Sendable {
     var uncommittedFrom = UInt64.max
     /// The write transaction's state: once it has ended without a commit, its early pages
     /// are gone (or another transaction's), and a cursor still holding them gets `closed`.
-    var owner: TransactionState?
+    /// A snapshot's reader has one that never had any (not an optional: copying a reader,
+    /// two per point get, copied an optional reference through generic value witnesses).
+    var owner = TransactionState.withoutEarlyPages
     /// Whether pages read from the file go into the cache; compaction, which reads each
     /// page once into a file that replaces this one, leaves the cache to the readers.
     var cachesPages = true
@@ -66,7 +75,6 @@ struct SnapshotReader: Sendable {
             return cachesPages
                 ? try file.page(at: offset, snapshot: transaction) : try file.pageToCopy(at: offset, snapshot: transaction)
         }
-        guard let owner else { throw StoreError.closed }
         return try owner.earlyPage(at: offset) {
             try file.uncachedPage(at: offset, snapshot: transaction + 1, earlyFrom: uncommittedFrom)
         }
@@ -91,7 +99,7 @@ struct SnapshotReader: Sendable {
         case .inline(let bytes), .pendingOverflow(let bytes): return bytes
         case .overflow(let reference):
             guard reference.offset >= uncommittedFrom else { return try file.overflowValue(reference, snapshot: transaction) }
-            guard owner?.mayReadEarlyPages == true else { throw StoreError.closed }
+            guard owner.mayReadEarlyPages else { throw StoreError.closed }
             return try file.overflowValue(reference, snapshot: transaction + 1)
         }
     }

@@ -33,17 +33,24 @@ public struct ReadTransaction: Sendable {
     }
 
     /// The tree `handle` names; throws ``StoreError/treeNotFound(_:)`` when there is none.
+    /// The reader is made from the catalog entry once found: an optional reader unwrapped
+    /// here was copied and destroyed through generic value witnesses (a point get names two
+    /// trees).
     public func tree(_ handle: TreeHandle) throws -> TreeReader {
-        guard let tree = try treeIfPresent(handle) else { throw StoreError.treeNotFound(handle.name) }
-        return tree
+        guard let entry = try catalogEntry(handle) else { throw StoreError.treeNotFound(handle.name) }
+        return reader(of: entry)
     }
 
     public func treeIfPresent(_ handle: TreeHandle) throws -> TreeReader? {
-        guard let directory else { return try catalogEntry(handle.name).map(reader(of:)) }
+        try catalogEntry(handle).map(reader(of:))
+    }
+
+    private func catalogEntry(_ handle: TreeHandle) throws -> Catalog.Entry? {
+        guard let directory else { return try catalogEntry(handle.name) }
         // The cached answer first, with no closure: one that captures the transaction
         // copies it, a retain per reference it holds (as much as the rest of the lookup).
-        if let cached = directory.cachedEntry(handle) { return cached.map(reader(of:)) }
-        return try directory.entry(handle) { try catalogEntry(handle.name) }.map(reader(of:))
+        if let cached = directory.cachedEntry(handle) { return cached }
+        return try directory.entry(handle) { try catalogEntry(handle.name) }
     }
 
     private func catalogEntry(_ name: String) throws -> Catalog.Entry? {

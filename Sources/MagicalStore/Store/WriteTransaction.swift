@@ -222,7 +222,7 @@ public final class WriteTransaction {
             let commit = CommitPoint(offset: offset, transaction: transactionID, record: record, end: offset + size)
             store.publish(commit, synced: full, pages: writer.writtenPages, superseded: space.supersededPages)
         } catch {
-            reader.owner?.discardEarlyPages()
+            reader.owner.discardEarlyPages()
             store.abandonCommit(truncatingTo: base.end, error: error, duringSync: syncing)
             throw error
         }
@@ -244,7 +244,7 @@ public final class WriteTransaction {
     /// Cuts the pages written before the commit off the file; cursors holding them can no
     /// longer read them.
     private func discardEarlyPages() {
-        reader.owner?.discardEarlyPages()
+        reader.owner.discardEarlyPages()
         store.discardFrames(from: base.end)
     }
 
