@@ -22,7 +22,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Made by contexts only: an object exists in a context (`insertObject`, fetches,
     /// `existingObject(with:)`). Subclasses inherit it and declare no initializers.
-    public required init(_ seed: ObjectSeed) {
+    public required init(_ seed: consuming ObjectSeed) {
         self.objectID = seed.objectID
         self.entity = seed.entity
         self.link = seed.context.link

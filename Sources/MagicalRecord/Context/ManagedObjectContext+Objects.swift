@@ -50,7 +50,7 @@ extension ManagedObjectContext {
 
     /// Registers a new object for `state` (under the lock).
     func makeObject(
-        _ id: ObjectID, _ entity: Entity, _ state: ObjectState, as type: ManagedObject.Type? = nil
+        _ id: ObjectID, _ entity: Entity, _ state: consuming ObjectState, as type: ManagedObject.Type? = nil
     ) -> ManagedObject {
         let type = type ?? objectClass(for: entity)
         let object = type.init(ObjectSeed(objectID: id, entity: entity, context: self, state: state))
