@@ -43,8 +43,8 @@ struct StoredStates: Sendable {
     let states: [ObjectState?]
 
     /// Whether the state of upsert `position` was read.
-    func state(at position: Int) -> ObjectState? {
-        position < states.count ? states[position] : nil
+    func hasState(at position: Int) -> Bool {
+        position < states.count && states[position] != nil
     }
 }
 
