@@ -138,7 +138,7 @@ struct CommitWriter {
             let number = states[place].id.number
             return try writer.records.get(StoreLayout.objectKey(number)).map { try writer.coder.decode($0, number: number) }
         }
-        let olds = OldStates(before: storedBefore ?? StoredStates(transactionID: 0, states: []), positions: upserts.positions, read: read, flags: upserts.flags)
+        let olds = OldStates(before: storedBefore, positions: upserts.positions, read: read, flags: upserts.flags)
         var added: [[(key: [UInt8], value: [UInt8])]] = []
         var failures: [ValidationFailure] = []
         let limit = transaction.maximumKeyLength
@@ -324,8 +324,8 @@ private struct GroupStates {
 /// The stored states a commit replaces, by place in an entity's group: those the writer
 /// read before the commit where they lie, the others as read now; nil for a new object.
 private struct OldStates {
-    /// The states the writer read, by position in the change set.
-    let before: StoredStates
+    /// The states the writer read, by position in the change set; nil: it read none.
+    let before: StoredStates?
     let positions: [Int]
     /// By place: states read by the commit itself.
     let read: [ObjectState?]
@@ -334,8 +334,8 @@ private struct OldStates {
     subscript(place: Int) -> ObjectState? {
         _read {
             let position = positions[place]
-            if !flags[place].contains(.inserted), before.hasState(at: position) {
-                yield before.states[position]
+            if !flags[place].contains(.inserted), before?.hasState(at: position) == true {
+                yield before!.states[position]
             } else {
                 yield read[place]
             }

@@ -2,14 +2,10 @@ import Dispatch
 import Foundation
 
 extension RecordCoder {
-    /// Each state's object-tree key and record, in order. A commit's batch of thousands is
-    /// encoded in parts on every core: the committing thread is an import's whole time,
-    /// while the core that reads the next batch ahead is often idle.
-    func encodedRecords(_ states: [ObjectState]) -> [(key: [UInt8], value: [UInt8])] {
-        encodedRecords(states, at: Array(states.indices))
-    }
-
-    /// The same for the states at `positions` of `states`, read where they lie.
+    /// The object-tree key and record of each state at `positions` of `states` (read where
+    /// they lie), in that order. A commit's batch of thousands is encoded in parts on every
+    /// core: the committing thread is an import's whole time, while the core that reads the
+    /// next batch ahead is often idle.
     func encodedRecords(_ states: [ObjectState], at positions: [Int]) -> [(key: [UInt8], value: [UInt8])] {
         let parts = positions.count < Self.statesPerPart ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, 4)
         guard parts > 1 else {

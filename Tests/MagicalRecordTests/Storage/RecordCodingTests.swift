@@ -68,7 +68,7 @@ import MagicalStore
             state.attributes = [.integer(Int64(index)), .string("title \(index)"), index % 3 == 0 ? .null : .string("body"), .double(Double(index) / 7), .null, .bool(index % 2 == 0)]
             return state
         }
-        let records = coder.encodedRecords(states)
+        let records = coder.encodedRecords(states, at: Array(states.indices))
         #expect(records.count == count)
         for (state, record) in zip(states, records) {
             #expect(record.key == StoreLayout.objectKey(state.id.number))
