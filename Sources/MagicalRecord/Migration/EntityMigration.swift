@@ -6,10 +6,14 @@ struct EntityMigration: Sendable {
         let position: Int
         /// One per step of the version chain.
         let conversions: [AttributeConversion]
-        var rewrites: Bool { conversions.contains { $0.rewritesRecords } }
+        /// What a stored null becomes: the new default of an attribute made required whose
+        /// records may hold explicit nulls (O8); nil keeps nulls.
+        var nullBecomes: AttributeValue? = nil
+        var rewrites: Bool { nullBecomes != nil || conversions.contains { $0.rewritesRecords } }
 
         func apply(_ value: AttributeValue) -> AttributeValue {
-            conversions.reduce(value) { $1.apply($0) }
+            let converted = conversions.reduce(value) { $1.apply($0) }
+            return converted.isNull ? nullBecomes ?? converted : converted
         }
     }
 

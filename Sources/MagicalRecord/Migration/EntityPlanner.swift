@@ -101,16 +101,21 @@ struct EntityPlanner {
                  rewrites ? (hasObjects ? "records rewritten (\(objects))" : "no stored objects to convert") : "nothing rewritten: stored integers read as the wider type",
                  rewrites: rewrites && hasObjects)
         }
+        var carried = EntityMigration.AttributeSource(position: position, conversions: conversions)
         if sourceAttribute.isOptional && !attribute.isOptional {
             if attribute.defaultValue.isNull {
                 requireDefault(attribute, "now required with no default value")
+            } else if RecordCoder.writesNull(sourceAttribute) && hasObjects {
+                // Records may hold nulls set explicitly over the old default.
+                carried.nullBecomes = attribute.defaultValue
+                step(attribute.name, "now required", "records rewritten, a null taking the default (\(objects))", rewrites: true)
             } else {
                 step(attribute.name, "now required", "nothing rewritten: objects without a value read the default")
             }
         } else if !sourceAttribute.isOptional && attribute.isOptional {
             step(attribute.name, "now optional", "nothing rewritten")
         }
-        return EntityMigration.AttributeSource(position: position, conversions: conversions)
+        return carried
     }
 
     private mutating func requireDefault(_ attribute: AttributeDescription, _ change: String) {

@@ -9,7 +9,8 @@ import MagicalStore
 struct RecordRewriter: Sendable {
     private enum Action: Sendable {
         case copy
-        case convert(EntityMigration.AttributeSource)
+        /// `keepsNull`: a null is written (O8), not dropped.
+        case convert(EntityMigration.AttributeSource, keepsNull: Bool)
         /// Handed to the transform: the source attribute position.
         case collect(Int)
         /// A to-one moving into the to-many at this target relationship position.
@@ -37,8 +38,10 @@ struct RecordRewriter: Sendable {
         if migration.transform != nil {
             for (position, attribute) in source.attributes.enumerated() { actions[try slot(attribute.name)] = .collect(position) }
         } else {
-            for case let origin? in migration.attributeSources {
-                actions[try slot(source.attributes[origin.position].name)] = origin.rewrites ? .convert(origin) : .copy
+            for (position, origin) in migration.attributeSources.enumerated() {
+                guard let origin else { continue }
+                let keepsNull = RecordCoder.writesNull(migration.target.attributes[position])
+                actions[try slot(source.attributes[origin.position].name)] = origin.rewrites ? .convert(origin, keepsNull: keepsNull) : .copy
             }
         }
         for sourcePosition in migration.toOneSources.values {
@@ -95,10 +98,10 @@ struct RecordRewriter: Sendable {
                 guard RecordCoder.skipValue(tag, &reader) else { throw damaged(number) }
                 builder.beginValue(slot: slot)
                 builder.values.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
-            case .convert(let origin)?:
+            case .convert(let origin, let keepsNull)?:
                 guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
                 let converted = origin.apply(value)
-                guard !converted.isNull else { continue }
+                guard !converted.isNull || keepsNull else { continue }
                 builder.add(converted, slot: slot)
             case .collect(let position)?:
                 guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
@@ -143,7 +146,7 @@ struct RecordRewriter: Sendable {
                 if !attribute.isOptional && attribute.defaultValue.isNull {
                     throw .migrationFailed(path: "", reason: "the transform of \(target.name) left the required \(attribute.name) of \(id) without a value")
                 }
-                continue
+                if !RecordCoder.writesNull(attribute) { continue }
             }
             builder.add(value, slot: targetSlots[position])
         }

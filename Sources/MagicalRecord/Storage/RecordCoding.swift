@@ -24,6 +24,9 @@ final class RecordCoder: Sendable {
     private let entityNames: [String?]
     private let slots: SlotMap
     private let defaults: [AttributeValue]
+    /// By attribute position, whether a null is written (O8): where the attribute is
+    /// optional with a default, a missing slot would read the default instead.
+    private let writesNull: [Bool]
     private let emptyRelationships: [RelationshipState]
     private static let unknownSlot = Int.min
 
@@ -84,6 +87,7 @@ final class RecordCoder: Sendable {
         for (code, name) in names where code >= 0 { namesByCode[code] = name }
         self.entityNames = namesByCode
         defaults = entity.attributes.map(\.defaultValue)
+        writesNull = entity.attributes.map(Self.writesNull)
         emptyRelationships = entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) }
     }
 
@@ -104,6 +108,12 @@ final class RecordCoder: Sendable {
         )
     }
 
+    /// Whether a null of `attribute` is written (O8): a missing slot reads as the
+    /// default, so only an optional attribute with a default needs the null kept.
+    static func writesNull(_ attribute: AttributeDescription) -> Bool {
+        attribute.isOptional && !attribute.defaultValue.isNull
+    }
+
     func encode(_ state: ObjectState) -> [UInt8] {
         var builder = RecordLayout.Builder()
         return encode(state, using: &builder)
@@ -113,7 +123,7 @@ final class RecordCoder: Sendable {
     /// for the next record.
     func encode(_ state: ObjectState, using builder: inout RecordLayout.Builder) -> [UInt8] {
         builder.reset()
-        for (position, value) in state.attributes.enumerated() where !value.isNull {
+        for (position, value) in state.attributes.enumerated() where !value.isNull || writesNull[position] {
             builder.add(value, slot: attributeSlots[position])
         }
         for (position, relationship) in state.relationships.enumerated() {

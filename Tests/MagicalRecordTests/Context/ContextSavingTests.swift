@@ -139,6 +139,34 @@ import Testing
         #expect(next.objectID.number > id!.number)
     }
 
+    /// O8: an optional attribute with a default, set to nil, is stored nil (as Core Data
+    /// keeps NULL), not read back as its default; fetches, filters, counts and aggregates
+    /// see the nil too.
+    @Test func aNilSetOverADefaultIsStoredAsNil() throws {
+        let fileSystem = MemoryFileSystem(tracksDurability: false)
+        var id: ObjectID?
+        do {
+            let stack = try Stack(fileSystem: fileSystem)
+            let yan = try person(1, "Yan", in: stack.main)
+            try yan.setValue(.null, forKey: "age")
+            _ = try person(2, "Bo", in: stack.main)
+            id = yan.objectID
+            try stack.main.saveToPersistentStore()
+            try stack.store.close()
+        }
+        let reopened = try Stack(fileSystem: fileSystem)
+        #expect(try reopened.main.existingObject(with: #require(id))["age"] == .null)
+        #expect(try reopened.store.snapshot().state(of: #require(id))?.attributes[2] == .null)
+        func count(_ format: String) throws -> Int {
+            try reopened.main.count(for: FetchRequest(entityName: "Person", predicate: ObjectPredicate(format: format)))
+        }
+        #expect(try count("age == nil") == 1)
+        #expect(try count("age == 0") == 1)
+        #expect(try reopened.main.aggregate(.count, onAttribute: "age", entityName: "Person") == .integer(1))
+        let sorted = try reopened.main.fetch(FetchRequest(entityName: "Person", sortKeys: SortKey.parse("age")))
+        #expect(sorted.map { $0["age"] } == [.null, .integer(0)])
+    }
+
     @Test func objectIDsRoundTripThroughStrings() throws {
         let id = ObjectID(entityName: "Person", number: 42)
         #expect(ObjectID(uriRepresentation: id.uriRepresentation) == id)

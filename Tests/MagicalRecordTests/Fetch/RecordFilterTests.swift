@@ -116,11 +116,12 @@ import Testing
         state.attributes[4] = .string("abcdef")
         let bytes = coder.encode(state)
         #expect(try coder.decode(bytes, number: 7).attributes[2] == .double(12))
-        // Version 5: header (version, code, presence), offsets of values 1 and 2, then the
-        // values: the whole double's 4 bytes, cut to 2 by moving the string's start back.
+        // Version 5: header (version, code, presence: a 2-byte varint, as the note's slot 7
+        // is set: its null is written, it has a default, O8), offsets of values 1 to 3, then
+        // the values: the whole double's 4 bytes, cut to 2 by moving the string's start back.
         var damaged = bytes
-        let tableStart = 3
-        let fieldsStart = tableStart + 2
+        let tableStart = 4
+        let fieldsStart = tableStart + 3
         #expect(damaged[fieldsStart + Int(damaged[tableStart])] == RecordCoder.Tag.wholeDouble)
         damaged[tableStart + 1] -= 2
         let compiled = CompiledPredicate(try ObjectPredicate(format: "price > 5"), entity: Self.entity)

@@ -72,6 +72,32 @@ import Testing
         try stack.close()
     }
 
+    /// O8: an optional attribute with a default keeps an explicit nil; made required, the
+    /// records holding one are rewritten and the nil takes the new default, while set values
+    /// and values never set keep reading as before.
+    @Test func explicitNilsTakeTheDefaultWhenTheirAttributeBecomesRequired() throws {
+        let fixture = MigrationFixture()
+        let withDefault = replacing(Base.person, [(#"{"name": "name", "type": "String"}"#, #"{"name": "name", "type": "String", "default": "anon"}"#)])
+        try fixture.write(try MigrationFixture.model("V1", "[\(withDefault), \(Base.department)]")) { context in
+            try Base.populate(context)
+            let nameless = try context.insertObject(entityName: "Person")
+            try nameless.setValue(.integer(8), forKey: "personID")
+            try nameless.setValue(.null, forKey: "name")
+            let unset = try context.insertObject(entityName: "Person")
+            try unset.setValue(.integer(9), forKey: "personID")
+        }
+        let required = replacing(Base.person, [(#"{"name": "name", "type": "String"}"#, #"{"name": "name", "type": "String", "optional": false, "default": "?"}"#)])
+        let v2 = try MigrationFixture.model("V2", "[\(required), \(Base.department)]")
+        let plan = try StoreMigration.plan(storeAt: fixture.url, to: ModelVersions(v2))
+        #expect(plan.isPossible && plan.rewritesData, "\(plan)")
+        let stack = try fixture.open(v2)
+        let names = try stack.all("Person", sortedBy: "personID").map { try $0.attributeValue(forKey: "name") }
+        #expect(names == [.string("Ann"), .string("Bob"), .string("Cy"), .string("?"), .string("anon")])
+        try stack.rootContext.save()
+        try stack.close()
+        #expect(fixture.isSound)
+    }
+
     @Test func aNewParentBringsItsAttributesToTheChild() throws {
         let fixture = MigrationFixture()
         let note = #"{"name": "Note", "attributes": [{"name": "text", "type": "String"}]}"#
