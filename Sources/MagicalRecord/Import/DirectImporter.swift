@@ -494,6 +494,8 @@ private struct DirectBatch {
         changes.removedTargets = Array(removals)
         var storedBefore: [ObjectState?] = []
         storedBefore.reserveCapacity(entries.count)
+        var isRead: [Bool] = []
+        isRead.reserveCapacity(entries.count)
         changes.upsertFlags.reserveCapacity(entries.count)
         let leftOwners = Set(removals.map(\.owner))
         for index in entries.indices {
@@ -503,6 +505,7 @@ private struct DirectBatch {
                 changes.upsertFlags.append(entry.hasAbsentKey ? [.inserted, .keyKnownAbsent] : .inserted)
                 changes.upserts.append(entry.takeState())
                 storedBefore.append(nil)
+                isRead.append(false)
                 continue
             }
             let isChanged = entry.state != stored
@@ -518,9 +521,10 @@ private struct DirectBatch {
                 changes.upsertFlags.append([])
                 changes.upserts.append(entry.takeState())
                 storedBefore.append(stored)
+                isRead.append(true)
             }
         }
-        changes.storedBefore = StoredStates(transactionID: transactionID, states: storedBefore)
+        changes.storedBefore = StoredStates(transactionID: transactionID, states: storedBefore, isRead: isRead)
         entries.removeAll()
         return changes
     }

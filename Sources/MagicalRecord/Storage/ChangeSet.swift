@@ -41,10 +41,21 @@ struct StoredStates: Sendable {
     let transactionID: UInt64
     /// Nil where the writer did not read one (a new object); may end before the upserts do.
     let states: [ObjectState?]
+    /// By position, whether `states` has one: asking `states` copied the state out (a
+    /// retain and release of its arrays, a fortieth of the committing thread).
+    private let isRead: [Bool]
+
+    /// `isRead`: by position, whether `states` has one there.
+    init(transactionID: UInt64, states: [ObjectState?], isRead: [Bool]) {
+        precondition(states.count == isRead.count, "a flag for every stored state")
+        self.transactionID = transactionID
+        self.states = states
+        self.isRead = isRead
+    }
 
     /// Whether the state of upsert `position` was read.
     func hasState(at position: Int) -> Bool {
-        position < states.count && states[position] != nil
+        position < isRead.count && isRead[position]
     }
 }
 

@@ -50,7 +50,7 @@ import Testing
         var third = readEarly
         third.attributes[try #require(object.entity.slot(ofAttribute: "lastName"))] = .string("Third")
         changes.upserts = [third]
-        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [readEarly])
+        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [readEarly], isRead: [true])
         try stack.store.commit(changes)
         try expectIndexesMatchRecords(stack)
     }
@@ -69,7 +69,7 @@ import Testing
         var changes = ChangeSet()
         changes.upserts = [state]
         changes.upsertFlags = [[.inserted, .keyKnownAbsent]]
-        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [])
+        changes.storedBefore = StoredStates(transactionID: snapshot.transaction.transactionID, states: [], isRead: [])
         let failure = fetchFailure { () throws(MagicalRecordError) in try stack.store.commit(changes) }
         guard case .validation(let failures)? = failure, case .duplicateKey(attribute: "employeeID", value: .integer(7))? = failures.first?.reason else {
             Issue.record("expected a duplicate key, got \(String(describing: failure))")
