@@ -5,20 +5,35 @@
 /// as a `Dictionary` of attribute values each probe hashed the value with SipHash, a
 /// twentieth of an import's reading thread. Here an integer key (the usual kind) is placed
 /// by one multiplication; other values by their hash value.
+///
+/// An upsert's table holds a batch's keys (tens of thousands), so probes land in memory
+/// out of the cache: integer keys are kept as bare integers, with a byte per slot saying
+/// what it holds, and a probe for one reads those two compact arrays only (the perf
+/// samples of a probe over optional attribute values, 56 bytes a slot with the answers,
+/// were a sixteenth of the upsert's reading thread).
 struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
-    /// Keys by slot (nil: empty), apart from the answers so that a probe reads keys only.
-    private var keys: [AttributeValue?]
+    /// What each slot holds: ``empty``, an integer key (in `integers`) or another key (in
+    /// `others`).
+    private var kinds: [UInt8]
+    private var integers: [Int64]
+    /// Keys other than integers by slot; empty until the first such key.
+    private var others: [AttributeValue?] = []
     private var values: [IndexedKey]
     /// 64 minus the bits of the capacity: a home slot is the top bits of the hashed key.
     private var shift: UInt64
     private(set) var count = 0
+
+    private static let empty: UInt8 = 0
+    private static let integer: UInt8 = 1
+    private static let other: UInt8 = 2
 
     init() {
         self.init(capacity: Self.minimumCapacity)
     }
 
     private init(capacity: Int) {
-        keys = Array(repeating: nil, count: capacity)
+        kinds = Array(repeating: Self.empty, count: capacity)
+        integers = Array(repeating: 0, count: capacity)
         values = Array(repeating: .absent, count: capacity)
         shift = UInt64(UInt64.bitWidth - capacity.trailingZeroBitCount)
     }
@@ -34,9 +49,9 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     /// Makes room for `entries` in all without growing again.
     mutating func reserveCapacity(_ entries: Int) {
-        var capacity = keys.count
+        var capacity = kinds.count
         while capacity < entries * 2 { capacity *= 2 }
-        if capacity > keys.count { rehash(capacity: capacity) }
+        if capacity > kinds.count { rehash(capacity: capacity) }
     }
 
     /// What is known of `key`; setting nil takes it out.
@@ -53,9 +68,9 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
             let (index, found) = place(of: key)
             values[index] = newValue
             if found { return }
-            keys[index] = key
+            store(key, at: index)
             count += 1
-            if count * 2 > keys.count { rehash(capacity: keys.count * 2) }
+            if count * 2 > kinds.count { rehash(capacity: kinds.count * 2) }
         }
     }
 
@@ -76,39 +91,67 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     mutating func removeValue(forKey key: AttributeValue) -> IndexedKey? {
         guard case (var hole, true) = place(of: key) else { return nil }
         let removed = values[hole]
-        keys[hole] = nil
         count -= 1
         // Backward shift: an entry after the hole moves into it unless its home lies
         // cyclically in (hole, its place], so every entry stays reachable from its home
         // without tombstones.
-        let mask = keys.count - 1
+        let mask = kinds.count - 1
         var next = (hole + 1) & mask
-        while let entry = keys[next] {
-            let home = self.home(of: entry)
-            if (next - home) & mask >= (next - hole) & mask {
-                keys[hole] = keys[next].take()
-                values[hole] = values[next]
+        while kinds[next] != Self.empty {
+            if (next - home(ofSlot: next)) & mask >= (next - hole) & mask {
+                move(from: next, to: hole)
                 hole = next
             }
             next = (next + 1) & mask
         }
+        kinds[hole] = Self.empty
+        if !others.isEmpty { others[hole] = nil }
         values[hole] = .absent
         return removed
     }
 
     func makeIterator() -> some IteratorProtocol<(key: AttributeValue, value: IndexedKey)> {
-        zip(keys, values).lazy.compactMap { key, value in key.map { ($0, value) } }.makeIterator()
+        kinds.indices.lazy.compactMap { slot in key(at: slot).map { ($0, values[slot]) } }.makeIterator()
+    }
+
+    /// The key in `slot`, nil when it is empty.
+    private func key(at slot: Int) -> AttributeValue? {
+        switch kinds[slot] {
+        case Self.integer: .integer(integers[slot])
+        case Self.other: others[slot]
+        default: nil
+        }
+    }
+
+    /// Writes `key` into the empty `slot` (its answer is written apart).
+    private mutating func store(_ key: AttributeValue, at slot: Int) {
+        if case .integer(let number) = key {
+            kinds[slot] = Self.integer
+            integers[slot] = number
+            return
+        }
+        if others.isEmpty { others = Array(repeating: nil, count: kinds.count) }
+        kinds[slot] = Self.other
+        others[slot] = key
+    }
+
+    /// Moves the entry in `source` into the empty `target`.
+    private mutating func move(from source: Int, to target: Int) {
+        kinds[target] = kinds[source]
+        integers[target] = integers[source]
+        if !others.isEmpty { others[target] = others[source].take() }
+        values[target] = values[source]
     }
 
     private mutating func rehash(capacity: Int) {
         var rebuilt = ImportKeyTable(capacity: capacity)
         let mask = capacity - 1
-        for index in keys.indices {
-            guard let key = keys[index].take() else { continue }
+        for slot in kinds.indices {
+            guard let key = key(at: slot) else { continue }
             var place = rebuilt.home(of: key)
-            while rebuilt.keys[place] != nil { place = (place + 1) & mask }
-            rebuilt.keys[place] = key
-            rebuilt.values[place] = values[index]
+            while rebuilt.kinds[place] != Self.empty { place = (place + 1) & mask }
+            rebuilt.store(key, at: place)
+            rebuilt.values[place] = values[slot]
             rebuilt.count += 1
         }
         self = rebuilt
@@ -116,32 +159,44 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     /// Where `key` is (`found`), or the empty slot where it would go.
     private func place(of key: AttributeValue) -> (index: Int, found: Bool) {
-        let mask = keys.count - 1
+        let mask = kinds.count - 1
         var index = home(of: key)
-        // Integers, the usual keys, compared as integers, without the general equality.
+        // Integers, the usual keys, compared as integers in the compact arrays.
         if case .integer(let number) = key {
-            while let entry = keys[index] {
-                if case .integer(number) = entry { return (index, true) }
-                index = (index + 1) & mask
+            return kinds.withUnsafeBufferPointer { kinds in
+                integers.withUnsafeBufferPointer { integers in
+                    while kinds[index] != Self.empty {
+                        if kinds[index] == Self.integer && integers[index] == number { return (index, true) }
+                        index = (index + 1) & mask
+                    }
+                    return (index, false)
+                }
             }
-            return (index, false)
         }
-        while let entry = keys[index] {
-            if entry == key { return (index, true) }
+        while kinds[index] != Self.empty {
+            if kinds[index] == Self.other && others[index] == key { return (index, true) }
             index = (index + 1) & mask
         }
         return (index, false)
     }
 
+    /// The home slot of the key in `slot`, without making an attribute value of an integer.
+    private func home(ofSlot slot: Int) -> Int {
+        kinds[slot] == Self.integer ? home(ofInteger: integers[slot]) : home(of: others[slot] ?? .null)
+    }
+
     private func home(of key: AttributeValue) -> Int {
-        let hashed: UInt64
-        if case .integer(let number) = key {
-            hashed = UInt64(bitPattern: number)
-        } else {
-            hashed = UInt64(bitPattern: Int64(key.hashValue))
-        }
-        // Fibonacci hashing: keys are often consecutive, and the multiplication spreads
-        // them over the top bits.
-        return Int(truncatingIfNeeded: (hashed &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        if case .integer(let number) = key { return home(ofInteger: number) }
+        return spread(UInt64(bitPattern: Int64(key.hashValue)))
+    }
+
+    private func home(ofInteger number: Int64) -> Int {
+        spread(UInt64(bitPattern: number))
+    }
+
+    /// Fibonacci hashing: keys are often consecutive, and the multiplication spreads them
+    /// over the top bits.
+    private func spread(_ hashed: UInt64) -> Int {
+        Int(truncatingIfNeeded: (hashed &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 }
