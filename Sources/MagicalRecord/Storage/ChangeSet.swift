@@ -65,4 +65,10 @@ struct RemovedTarget: Sendable, Hashable {
     /// By position in the owner entity's relationships.
     let position: Int
     let target: ObjectID
+
+    /// As ``ObjectID/_rawHashValue(seed:)``: the numbers mixed, not SipHash (an upsert
+    /// moves half its records, each a removal inserted into and looked up in a set).
+    func _rawHashValue(seed: Int) -> Int {
+        target._rawHashValue(seed: owner._rawHashValue(seed: seed) &+ position)
+    }
 }
