@@ -16,6 +16,18 @@ public enum AttributeValue: Sendable, Hashable {
     case uuid(UUID)
     case uri(URL)
 
+    /// What dictionaries and sets of values hash with: an integer (the usual key) mixed
+    /// alone (``IntegerHash``), any other value as `hash(into:)` hashes it.
+    public func _rawHashValue(seed: Int) -> Int {
+        guard case .integer(let number) = self else {
+            var hasher = Hasher()
+            hasher.combine(seed)
+            hash(into: &hasher)
+            return hasher.finalize()
+        }
+        return IntegerHash.mixed(number, seed: seed)
+    }
+
     public var isNull: Bool {
         if case .null = self { return true }
         return false

@@ -38,14 +38,9 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
         hasher.combine(number)
     }
 
-    /// What dictionaries and sets of ids hash with: the number, mixed by one
-    /// multiplication and a shift, instead of SipHash over it (a twentieth of an upsert's
-    /// reading thread went to hashing ids). Numbers are given out by the store, not
-    /// chosen by input, so a keyed hash buys nothing against collisions here; the seed
-    /// still varies the layout from table to table.
+    /// What dictionaries and sets of ids hash with: the number alone, mixed
+    /// (``IntegerHash``), instead of SipHash over it.
     public func _rawHashValue(seed: Int) -> Int {
-        var mixed = (UInt64(bitPattern: number) ^ UInt64(bitPattern: Int64(seed))) &* 0x9E37_79B9_7F4A_7C15
-        mixed ^= mixed >> 32
-        return Int(truncatingIfNeeded: mixed)
+        IntegerHash.mixed(number, seed: seed)
     }
 }
