@@ -22,9 +22,19 @@ struct DirectImporter {
     private let entityName: String
     private let keyPosition: Int?
     private let links: [Link]
+    /// Per attribute of `mapping`, what planning a record needs of it.
+    private let attributePlans: [AttributePlan]
     /// The entities whose keys a batch looks up: `entity` first, then the links'
     /// destinations, each once; a batch keeps a table of keys for each, by place here.
     private let tableNames: [String]
+
+    /// An attribute of `mapping` as planning a record converts it.
+    private struct AttributePlan {
+        let position: Int
+        /// Its default when the record lacks it and `useDefaultValueWhenNotPresent` is set.
+        let valueWhenAbsent: AttributeValue?
+        let conversion: ImportConversion
+    }
 
     /// A relationship of `byKeys` as a batch's build links it.
     private struct Link {
@@ -77,6 +87,12 @@ struct DirectImporter {
         self.entity = entity
         entityName = entity.name
         keyPosition = mapping.key?.position
+        attributePlans = mapping.attributes.map { attribute in
+            AttributePlan(
+                position: attribute.position, valueWhenAbsent: attribute.useDefaultWhenAbsent ? attribute.attribute.defaultValue : nil,
+                conversion: attribute.conversion
+            )
+        }
         var tableNames = [entity.name]
         links = byKeys.map { byKey in
             let table = tableNames.firstIndex(of: byKey.destinationName) ?? tableNames.count
@@ -117,7 +133,7 @@ struct DirectImporter {
         for record in records {
             guard case .object(let object) = record.value else { return false }
             for (index, byKey) in relationships.enumerated() {
-                guard case .found(let value, _) = places.value(of: index, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
+                guard case .found(let value, _) = places.member(index, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
                 guard byKey != nil else { return false }
                 switch value {
                 case .array: return false
@@ -298,27 +314,29 @@ struct DirectImporter {
             if !isKeyless { key = try Importer.keyValue(found, keyMapping, entity: entityName, index: record.index) }
         }
         let attributeStart = planned.attributes.count
-        for (index, attribute) in mapping.attributes.enumerated() {
-            switch places.value(of: 1 + index, in: object, nullAsAbsent: options.nullAsAbsent) {
+        // By index into plain arrays: iterating the mapping's attributes retained and
+        // released each of them (and its conversion) for every record.
+        for index in attributePlans.indices {
+            switch places.member(1 + index, in: object, nullAsAbsent: options.nullAsAbsent) {
             case .absent:
-                if attribute.useDefaultWhenAbsent { planned.attributes.append((attribute.position, attribute.attribute.defaultValue)) }
-            case .found(let value, let keyPath):
+                if let value = attributePlans[index].valueWhenAbsent { planned.attributes.append((attributePlans[index].position, value)) }
+            case .found(let value, let place):
                 do throws(ImportValueError) {
-                    planned.attributes.append((attribute.position, try attribute.conversion.value(from: value)))
+                    planned.attributes.append((attributePlans[index].position, try attributePlans[index].conversion.value(from: value)))
                 } catch {
                     throw ImportError(entity: entityName, recordIndex: record.index, reason: .conversion(
-                        attribute: attribute.attribute.name, key: keyPath, value: value.briefText, reason: error.reason
+                        attribute: mapping.attributes[index].attribute.name, key: places.keyPath(at: place), value: value.briefText, reason: error.reason
                     ))
                 }
             }
         }
         let targetStart = planned.targets.count
-        for (link, byKey) in byKeys.enumerated() {
-            guard case .found(let value, _) = places.value(of: 1 + mapping.attributes.count + link, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
+        for link in byKeys.indices {
+            guard case .found(let value, _) = places.member(1 + attributePlans.count + link, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
             switch value {
             case .null: planned.targets.append((link, nil))
             case .object: continue
-            default: planned.targets.append((link, try Importer.convertKey(value, byKey.targetKey, entity: byKey.destinationName, index: record.index)))
+            default: planned.targets.append((link, try Importer.convertKey(value, byKeys[link].targetKey, entity: byKeys[link].destinationName, index: record.index)))
             }
         }
         return RecordPlan(key: key, attributes: attributeStart..<planned.attributes.count, targets: targetStart..<planned.targets.count)

@@ -33,9 +33,17 @@ struct MemberPlaces {
         resolve(for: .none)
     }
 
+    /// What a lookup finds: the value, and the place of the key path it was found at
+    /// (``keyPath(at:)`` names it, for errors only: naming it on every lookup retained
+    /// and released its text, a tenth of a lookup).
+    enum Found {
+        case absent
+        case found(JSONValue, place: Int)
+    }
+
     /// The value of lookup `index` in `object`: that of its first key path present (`null`
     /// counts as present unless `nullAsAbsent`), as `JSONObject.value(at:nullAsAbsent:)`.
-    mutating func value(of index: Int, in object: JSONObject, nullAsAbsent: Bool) -> LookedUp {
+    mutating func member(_ index: Int, in object: JSONObject, nullAsAbsent: Bool) -> Found {
         if object.names !== names { resolve(for: object.names) }
         for place in starts[index]..<starts[index + 1] {
             let value: JSONValue
@@ -47,9 +55,20 @@ struct MemberPlaces {
                 value = found
             }
             if nullAsAbsent, case .null = value { continue }
-            return .found(value, keyPath: paths[place].description)
+            return .found(value, place: place)
         }
         return .absent
+    }
+
+    /// ``member(_:in:nullAsAbsent:)`` with the key path named.
+    mutating func value(of index: Int, in object: JSONObject, nullAsAbsent: Bool) -> LookedUp {
+        guard case .found(let value, let place) = member(index, in: object, nullAsAbsent: nullAsAbsent) else { return .absent }
+        return .found(value, keyPath: keyPath(at: place))
+    }
+
+    /// The key path at `place` (from ``member(_:in:nullAsAbsent:)``), as written.
+    func keyPath(at place: Int) -> String {
+        paths[place].description
     }
 
     private mutating func resolve(for names: JSONMemberNames) {
