@@ -15,7 +15,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 1 << 8, 1 << 16, 1 << 32] as [Int64])
+    @Test(arguments: [1, 2, 1 << 8, 1 << 16, 1 << 32, 1 << 44] as [Int64])
     func setsAndDictionariesKeepEveryIDApart(stride: Int64) {
         let ids = (0..<20_000 as Range<Int64>).flatMap { index in
             [ObjectID(entityName: "Person", number: index * stride), ObjectID(entityName: "Department", number: index * stride)]
