@@ -4,7 +4,7 @@
 /// A batch probes it once or twice per record and its look-up fills it with every key;
 /// as a `Dictionary` of attribute values each probe hashed the value with SipHash, a
 /// twentieth of an import's reading thread. Here an integer key (the usual kind) is placed
-/// by one multiplication; other values by their hash value.
+/// by ``IntegerHash``; other values by their hash value.
 ///
 /// An upsert's table holds a batch's keys (tens of thousands), so probes land in memory
 /// out of the cache: integer keys are kept as bare integers, with a byte per slot saying
@@ -187,16 +187,19 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     private func home(of key: AttributeValue) -> Int {
         if case .integer(let number) = key { return home(ofInteger: number) }
-        return spread(UInt64(bitPattern: Int64(key.hashValue)))
+        return home(ofHash: UInt64(bitPattern: Int64(key.hashValue)))
     }
 
+    /// An integer key's home: the hash dictionaries give it (``IntegerHash``), seeded per
+    /// process, so imported keys cannot be chosen to share a home.
     private func home(ofInteger number: Int64) -> Int {
-        spread(UInt64(bitPattern: number))
+        home(ofHash: UInt64(bitPattern: Int64(IntegerHash.mixed(number, seed: Self.seed))))
     }
 
-    /// Fibonacci hashing: keys are often consecutive, and the multiplication spreads them
-    /// over the top bits.
-    private func spread(_ hashed: UInt64) -> Int {
-        Int(truncatingIfNeeded: (hashed &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    private static let seed = Int.random(in: .min ... .max)
+
+    /// The slot of a well-mixed hash: its top bits.
+    private func home(ofHash hashed: UInt64) -> Int {
+        Int(truncatingIfNeeded: hashed >> shift)
     }
 }
