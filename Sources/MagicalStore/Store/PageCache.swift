@@ -10,40 +10,69 @@ import Synchronization
 /// than `Hasher`; eviction is least-recently-used within the set a page goes to, when the
 /// set is full or the cache is over its budget.
 final class PageCache: Sendable {
-    private struct Slot {
-        var offset: UInt64 = 0
-        var page: PageNode?
-        var lastUse: UInt64 = 0
-    }
-
     /// Starts small and doubles as pages arrive, up to the capacity: opening a store (or
     /// checking one) costs no more than the pages it reads.
+    ///
+    /// Slots are parallel arrays: a lookup, several per point get, scans a set's offsets
+    /// alone, 8 bytes a slot, not whole 24-byte slots.
     private struct Table {
-        var slots: [Slot]
+        /// 0 for an empty slot: no page lies in the file's header region.
+        var offsets: [UInt64]
+        var pages: [PageNode?]
+        var lastUse: [UInt64]
         var setShift: UInt64
         var occupied = 0
         var bytes = 0
         var clock: UInt64 = 0
 
         init(sets: Int) {
-            slots = Array(repeating: Slot(), count: sets * PageCache.ways)
+            offsets = Array(repeating: 0, count: sets * PageCache.ways)
+            pages = Array(repeating: nil, count: sets * PageCache.ways)
+            lastUse = Array(repeating: 0, count: sets * PageCache.ways)
             setShift = UInt64(64 - sets.trailingZeroBitCount)
         }
+
+        var slotCount: Int { offsets.count }
 
         @inline(__always)
         func firstSlot(of offset: UInt64) -> Int {
             Int(truncatingIfNeeded: ((offset >> 3) &* 0x9E37_79B9_7F4A_7C15) >> setShift) * PageCache.ways
         }
 
+        /// The slot holding the page at `offset` in the set from `first`, if any.
+        @inline(__always)
+        func slot(of offset: UInt64, from first: Int) -> Int? {
+            offsets.withUnsafeBufferPointer { offsets in
+                for index in first..<first + PageCache.ways where offsets[index] == offset { return index }
+                return nil
+            }
+        }
+
+        mutating func fill(_ index: Int, with page: PageNode) {
+            clock &+= 1
+            offsets[index] = page.offset
+            pages[index] = page
+            lastUse[index] = clock
+        }
+
+        mutating func empty(_ index: Int) {
+            offsets[index] = 0
+            pages[index] = nil
+            lastUse[index] = 0
+        }
+
         /// The same pages in twice the sets. Each set splits in two, so nothing is evicted.
         func doubled() -> Table {
-            var larger = Table(sets: 2 * slots.count / PageCache.ways)
+            var larger = Table(sets: 2 * slotCount / PageCache.ways)
             larger.clock = clock
             larger.bytes = bytes
-            for slot in slots where slot.page != nil {
-                let first = larger.firstSlot(of: slot.offset)
-                let free = (first..<first + PageCache.ways).first { larger.slots[$0].page == nil } ?? first
-                larger.slots[free] = slot
+            for index in 0..<slotCount {
+                guard let page = pages[index] else { continue }
+                let first = larger.firstSlot(of: page.offset)
+                let free = (first..<first + PageCache.ways).first { larger.pages[$0] == nil } ?? first
+                larger.offsets[free] = page.offset
+                larger.pages[free] = page
+                larger.lastUse[free] = lastUse[index]
                 larger.occupied += 1
             }
             return larger
@@ -74,13 +103,10 @@ final class PageCache: Sendable {
 
     func page(at offset: UInt64) -> PageNode? {
         state.withLock { table in
-            let first = table.firstSlot(of: offset)
-            for index in first..<first + Self.ways where table.slots[index].offset == offset {
-                table.clock &+= 1
-                table.slots[index].lastUse = table.clock
-                return table.slots[index].page
-            }
-            return nil
+            guard let index = table.slot(of: offset, from: table.firstSlot(of: offset)) else { return nil }
+            table.clock &+= 1
+            table.lastUse[index] = table.clock
+            return table.pages[index]
         }
     }
 
@@ -90,50 +116,45 @@ final class PageCache: Sendable {
         guard !offsets.isEmpty else { return }
         state.withLock { table in
             for offset in offsets {
-                let first = table.firstSlot(of: offset)
-                for index in first..<first + Self.ways where table.slots[index].offset == offset {
-                    guard let page = table.slots[index].page else { break }
-                    table.bytes -= page.memoryCost
-                    table.occupied -= 1
-                    table.slots[index] = Slot()
-                    break
-                }
+                guard let index = table.slot(of: offset, from: table.firstSlot(of: offset)), let page = table.pages[index] else { continue }
+                table.bytes -= page.memoryCost
+                table.occupied -= 1
+                table.empty(index)
             }
         }
     }
 
     func insert(_ page: PageNode) {
         state.withLock { table in
-            if table.occupied * 4 >= table.slots.count * 3 && table.slots.count < maximumSlots {
+            if table.occupied * 4 >= table.slotCount * 3 && table.slotCount < maximumSlots {
                 table = table.doubled()
             }
             let first = table.firstSlot(of: page.offset)
             var victim = first
             for index in first..<first + Self.ways {
-                if table.slots[index].offset == page.offset || table.slots[index].page == nil {
+                if table.offsets[index] == page.offset || table.pages[index] == nil {
                     victim = index
                     break
                 }
-                if table.slots[index].lastUse < table.slots[victim].lastUse { victim = index }
+                if table.lastUse[index] < table.lastUse[victim] { victim = index }
             }
-            if let old = table.slots[victim].page {
+            if let old = table.pages[victim] {
                 table.bytes -= old.memoryCost
             } else {
                 table.occupied += 1
             }
-            table.clock &+= 1
-            table.slots[victim] = Slot(offset: page.offset, page: page, lastUse: table.clock)
+            table.fill(victim, with: page)
             table.bytes += page.memoryCost
             // Over budget: the set's least recently used pages go, never the one just added.
             while table.bytes > capacityBytes {
                 var oldest: Int?
-                for index in first..<first + Self.ways where index != victim && table.slots[index].page != nil {
-                    if oldest.map({ table.slots[index].lastUse < table.slots[$0].lastUse }) ?? true { oldest = index }
+                for index in first..<first + Self.ways where index != victim && table.pages[index] != nil {
+                    if oldest.map({ table.lastUse[index] < table.lastUse[$0] }) ?? true { oldest = index }
                 }
-                guard let oldest, let evicted = table.slots[oldest].page else { break }
+                guard let oldest, let evicted = table.pages[oldest] else { break }
                 table.bytes -= evicted.memoryCost
                 table.occupied -= 1
-                table.slots[oldest] = Slot()
+                table.empty(oldest)
             }
         }
     }
