@@ -26,7 +26,7 @@ open class ManagedObject: CustomStringConvertible {
         self.objectID = seed.objectID
         self.entity = seed.entity
         self.link = seed.context.link
-        self.state = seed.state
+        self.state = seed.takeState()
     }
 
     /// The entity a subclass stands for; by default the class's own name. Override it
@@ -110,5 +110,20 @@ public struct ObjectSeed {
     let objectID: ObjectID
     let entity: Entity
     let context: ManagedObjectContext
-    let state: ObjectState
+    private var state: ObjectState
+
+    init(objectID: ObjectID, entity: Entity, context: ManagedObjectContext, state: consuming ObjectState) {
+        self.objectID = objectID
+        self.entity = entity
+        self.context = context
+        self.state = state
+    }
+
+    /// The state, moved out: the object takes it over without retaining its arrays again,
+    /// and the seed, destroyed after, releases none of them.
+    mutating func takeState() -> ObjectState {
+        var taken = ObjectState(id: objectID, attributes: [], relationships: [])
+        swap(&taken, &state)
+        return taken
+    }
 }
