@@ -56,9 +56,20 @@ public enum KeyOrder {
     /// without reading the keys (comparing two arrays retained both, a cache miss each);
     /// the whole keys only on ties.
     public static func ascending(count: Int, key: (Int) -> [UInt8]) -> [Int] {
-        var sorted = (0..<count).map { index in Prefixed(prefix: key(index).withUnsafeBytes { keyPrefix($0) }, index: index) }
+        ascending(count: count, prefix: { key($0).withUnsafeBytes { keyPrefix($0) } }, compare: { compareBytes(key($0), key($1)) })
+    }
+
+    /// The same for keys in borrowed bytes (an ``EntryBatch``'s).
+    static func ascending(count: Int, key: (Int) -> UnsafeRawBufferPointer) -> [Int] {
+        ascending(count: count, prefix: { keyPrefix(key($0)) }, compare: { compareBytes(key($0), key($1)) })
+    }
+
+    /// `prefix(index)` is the key's first 8 bytes (``keyPrefix(_:)``); `compare` orders
+    /// two keys by index in full.
+    private static func ascending(count: Int, prefix: (Int) -> UInt64, compare: (Int, Int) -> Int) -> [Int] {
+        var sorted = (0..<count).map { index in Prefixed(prefix: prefix(index), index: index) }
         if count < radixSortMinimum {
-            sorted.sort { left, right in ordered(left, right, key) }
+            sorted.sort { left, right in ordered(left, right, compare) }
         } else {
             // A stable radix sort by prefix keeps equal prefixes in index order; runs of
             // equal prefixes are then put in key order. A commit sorts every batch it puts
@@ -68,7 +79,7 @@ public enum KeyOrder {
             while start < sorted.count {
                 var end = start + 1
                 while end < sorted.count && sorted[end].prefix == sorted[start].prefix { end += 1 }
-                if end - start > 1 { sorted[start..<end].sort { left, right in ordered(left, right, key) } }
+                if end - start > 1 { sorted[start..<end].sort { left, right in ordered(left, right, compare) } }
                 start = end
             }
         }
@@ -83,9 +94,9 @@ public enum KeyOrder {
         let index: Int
     }
 
-    private static func ordered(_ left: Prefixed, _ right: Prefixed, _ key: (Int) -> [UInt8]) -> Bool {
+    private static func ordered(_ left: Prefixed, _ right: Prefixed, _ compare: (Int, Int) -> Int) -> Bool {
         if left.prefix != right.prefix { return left.prefix < right.prefix }
-        let order = compareBytes(key(left.index), key(right.index))
+        let order = compare(left.index, right.index)
         return order != 0 ? order < 0 : left.index < right.index
     }
 

@@ -183,17 +183,14 @@ struct LeafEntries {
     /// Appends an entry with an inline value from borrowed bytes (a compaction copies
     /// millions without making arrays of them).
     mutating func appendInline(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        let start = bytes.count
-        bytes.appendVarint(key.count)
-        let keyStart = bytes.count
-        bytes.append(contentsOf: key)
-        bytes.append(Self.inlineKind)
-        bytes.appendVarint(value.count)
-        bytes.append(contentsOf: value)
-        entries.append(Entry(
-            keyPrefix: keyPrefix(key), start: UInt32(start), keyStart: UInt32(keyStart),
-            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: Self.inlineKind, isChanged: true
-        ))
+        entries.append(appendInlineBytes(key: key, value: value))
+        encodedSize += Self.pageBytes(keyCount: key.count, inlineValueCount: value.count)
+    }
+
+    /// Inserts an entry with an inline value from borrowed bytes at `index`, which must
+    /// keep the keys ascending (a batch put's entries lie in one buffer).
+    mutating func insertInline(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, at index: Int) {
+        entries.insert(appendInlineBytes(key: key, value: value), at: index)
         encodedSize += Self.pageBytes(keyCount: key.count, inlineValueCount: value.count)
     }
 
@@ -203,6 +200,17 @@ struct LeafEntries {
     }
 
     mutating func replaceValue(at index: Int, with value: LeafValue) {
+        replaceValue(at: index) { $0.appendValue(value) }
+    }
+
+    /// The same with an inline value from borrowed bytes.
+    mutating func replaceInlineValue(at index: Int, with value: UnsafeRawBufferPointer) {
+        replaceValue(at: index) { $0.appendInlineValue(value) }
+    }
+
+    /// Rewrites entry `index` at the end of the buffer with the value `appendValue` appends
+    /// (returning its kind).
+    private mutating func replaceValue(at index: Int, appending appendValue: (inout LeafEntries) -> UInt8) {
         let old = entries[index]
         encodedSize -= pageBytes(at: index)
         let keyLength = Int(old.keyLength)
@@ -214,7 +222,7 @@ struct LeafEntries {
         bytes.withUnsafeMutableBytes { raw in
             _ = memmove(raw.baseAddress! + keyStart, raw.baseAddress! + Int(old.keyStart), keyLength)
         }
-        let kind = appendValue(value)
+        let kind = appendValue(&self)
         entries[index] = Entry(
             keyPrefix: old.keyPrefix, start: UInt32(start), keyStart: UInt32(keyStart), end: UInt32(bytes.count),
             keyLength: old.keyLength, kind: kind, isChanged: true
@@ -441,14 +449,24 @@ struct LeafEntries {
         )
     }
 
+    /// An entry with an inline value from borrowed bytes, appended to the buffer.
+    private mutating func appendInlineBytes(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Entry {
+        let start = bytes.count
+        bytes.appendVarint(key.count)
+        let keyStart = bytes.count
+        bytes.append(contentsOf: key)
+        let kind = appendInlineValue(value)
+        return Entry(
+            keyPrefix: keyPrefix(key), start: UInt32(start), keyStart: UInt32(keyStart),
+            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: kind, isChanged: true
+        )
+    }
+
     /// Appends a value's kind byte and bytes; returns the kind.
     private mutating func appendValue(_ value: LeafValue) -> UInt8 {
         switch value {
         case .inline(let value):
-            bytes.append(Self.inlineKind)
-            bytes.appendVarint(value.count)
-            bytes.append(contentsOf: value)
-            return Self.inlineKind
+            return value.withUnsafeBytes { appendInlineValue($0) }
         case .overflow(let reference):
             bytes.append(Self.overflowKind)
             bytes.appendLittleEndian(reference.offset)
@@ -461,6 +479,13 @@ struct LeafEntries {
             bytes.append(contentsOf: value)
             return Self.pendingKind
         }
+    }
+
+    private mutating func appendInlineValue(_ value: UnsafeRawBufferPointer) -> UInt8 {
+        bytes.append(Self.inlineKind)
+        bytes.appendVarint(value.count)
+        bytes.append(contentsOf: value)
+        return Self.inlineKind
     }
 
     private mutating func discard(_ entry: Entry) {

@@ -7,10 +7,20 @@ extension MutableTree {
     /// previous one while they belong there and fit, and only the others take the full
     /// path with its splits.
     func putBatch(_ entries: [(key: [UInt8], value: [UInt8])]) throws {
-        for entry in entries { try Self.validate(key: entry.key, value: entry.value, pageSize: reader.pageSize) }
-        let ordered = Self.sortedKeepingLast(entries)
-        guard !ordered.isEmpty else { return }
-        try applyingWhole { try put(ordered, of: entries) }
+        try putBatch(EntryBatch(entries))
+    }
+
+    /// The same for entries laid out in one buffer, which inline values go from straight
+    /// into the leaves.
+    func putBatch(_ batch: EntryBatch) throws {
+        try batch.withEntries { entries in
+            for index in 0..<entries.count {
+                try Self.validate(keyLength: entries.key(index).count, valueLength: entries.value(index).count, pageSize: reader.pageSize)
+            }
+            let ordered = Self.sortedKeepingLast(entries)
+            guard !ordered.isEmpty else { return }
+            try applyingWhole { try put(ordered, of: entries) }
+        }
     }
 
     /// Runs a batch's changes; an error part way leaves the tree marked (``interruption``).
@@ -24,16 +34,24 @@ extension MutableTree {
     }
 
     /// `entries` at the indices `ordered` (ascending keys, one per key) put in.
-    private func put(_ ordered: [Int], of entries: [(key: [UInt8], value: [UInt8])]) throws {
+    private func put(_ ordered: [Int], of entries: EntryBatch.Entries) throws {
         markModified()
         let inlineLimit = FileFormat.inlineEntryLimit(pageSize: reader.pageSize)
+        func isInline(_ index: Int) -> Bool { entries.key(index).count + entries.value(index).count <= inlineLimit }
+        // As arrays, for the paths that take them: a new leaf, a split, a large value.
         func leafValue(_ index: Int) -> LeafValue {
-            let (key, value) = entries[index]
-            return key.count + value.count > inlineLimit ? .pendingOverflow(value) : .inline(value)
+            let value = Array(entries.value(index))
+            return isInline(index) ? .inline(value) : .pendingOverflow(value)
         }
         if root == nil {
             var loader = BulkLoader(pageSize: reader.pageSize) { .dirty($0) }
-            for index in ordered { try loader.append(entries[index].key, leafValue(index)) }
+            for index in ordered {
+                if isInline(index) {
+                    try loader.appendInline(key: entries.key(index), value: entries.value(index))
+                } else {
+                    try loader.append(Array(entries.key(index)), leafValue(index))
+                }
+            }
             try replaceRoot(loader.finishTree(), count: loader.count)
             return
         }
@@ -41,18 +59,20 @@ extension MutableTree {
         var upperBound: [UInt8]?
         var leavesSinceSpill = 0
         for index in ordered {
-            let key = entries[index].key
-            let value = leafValue(index)
-            if let current = leaf, upperBound.map({ compareBytes(key, $0) < 0 }) ?? true,
-               try insertIfFits(key, value, into: current) {
-                continue
+            let key = entries.key(index)
+            if let current = leaf, upperBound.map({ bound in bound.withUnsafeBytes { compareBytes(key, $0) } < 0 }) ?? true {
+                let fits = isInline(index)
+                    ? insertInlineIfFits(key: key, value: entries.value(index), into: current)
+                    : try insertIfFits(Array(key), leafValue(index), into: current)
+                if fits { continue }
             }
-            try put(key, value)
-            (leaf, upperBound) = try dirtyLeaf(for: key)
+            let keyBytes = Array(key)
+            try put(keyBytes, leafValue(index))
+            (leaf, upperBound) = try dirtyLeaf(for: keyBytes)
             leavesSinceSpill += 1
             if leavesSinceSpill == Self.leavesPerSpill {
                 leavesSinceSpill = 0
-                try spill(leftOf: key)
+                try spill(leftOf: keyBytes)
             }
         }
     }
@@ -122,18 +142,18 @@ extension MutableTree {
     }
 
     /// Indices of `entries` in ascending key order, one per key (the last occurrence).
-    private static func sortedKeepingLast(_ entries: [(key: [UInt8], value: [UInt8])]) -> [Int] {
+    private static func sortedKeepingLast(_ entries: EntryBatch.Entries) -> [Int] {
         var isAscending = true
-        for index in entries.indices.dropFirst() where compareBytes(entries[index - 1].key, entries[index].key) >= 0 {
+        for index in stride(from: 1, to: entries.count, by: 1) where compareBytes(entries.key(index - 1), entries.key(index)) >= 0 {
             isAscending = false
             break
         }
-        if isAscending { return Array(entries.indices) }
-        let sorted = KeyOrder.ascending(count: entries.count) { entries[$0].key }
+        if isAscending { return Array(0..<entries.count) }
+        let sorted = KeyOrder.ascending(count: entries.count) { entries.key($0) }
         var unique: [Int] = []
         unique.reserveCapacity(sorted.count)
         for index in sorted {
-            if let last = unique.last, compareBytes(entries[last].key, entries[index].key) == 0 {
+            if let last = unique.last, compareBytes(entries.key(last), entries.key(index)) == 0 {
                 unique[unique.count - 1] = index
             } else {
                 unique.append(index)

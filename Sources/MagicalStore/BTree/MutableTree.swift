@@ -65,10 +65,14 @@ final class MutableTree {
     }
 
     static func validate(key: [UInt8], value: [UInt8], pageSize: Int) throws {
+        try validate(keyLength: key.count, valueLength: value.count, pageSize: pageSize)
+    }
+
+    static func validate(keyLength: Int, valueLength: Int, pageSize: Int) throws {
         let keyLimit = FileFormat.maximumKeyLength(pageSize: pageSize)
-        guard key.count <= keyLimit else { throw StoreError.keyTooLarge(length: key.count, limit: keyLimit) }
-        guard value.count <= FileFormat.maximumValueLength else {
-            throw StoreError.valueTooLarge(length: value.count, limit: FileFormat.maximumValueLength)
+        guard keyLength <= keyLimit else { throw StoreError.keyTooLarge(length: keyLength, limit: keyLimit) }
+        guard valueLength <= FileFormat.maximumValueLength else {
+            throw StoreError.valueTooLarge(length: valueLength, limit: FileFormat.maximumValueLength)
         }
     }
 
@@ -106,6 +110,22 @@ final class MutableTree {
         } else {
             guard leaf.encodedSize + LeafEntries.pageBytes(key: key, value: value) <= pageSize else { return false }
             leaf.entries.insert(key, value, at: index)
+            count += 1
+        }
+        return true
+    }
+
+    /// ``insertIfFits(_:_:into:)`` for an inline value, key and value borrowed (a batch's).
+    func insertInlineIfFits(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, into leaf: DirtyNode) -> Bool {
+        let (index, found) = leaf.entries.search(key)
+        let bytes = LeafEntries.pageBytes(keyCount: key.count, inlineValueCount: value.count)
+        if found {
+            guard leaf.encodedSize - leaf.entries.pageBytes(at: index) + bytes <= pageSize else { return false }
+            release(leaf.entries, at: index)
+            leaf.entries.replaceInlineValue(at: index, with: value)
+        } else {
+            guard leaf.encodedSize + bytes <= pageSize else { return false }
+            leaf.entries.insertInline(key: key, value: value, at: index)
             count += 1
         }
         return true

@@ -285,6 +285,13 @@ public struct TreeWriter {
         try tree.putBatch(entries)
     }
 
+    /// The same for entries laid out in one buffer (``EntryBatch``): no array per key or
+    /// per value, none read from the heap in key order.
+    public func putBatch(_ batch: EntryBatch) throws {
+        try transaction.ensureActive()
+        try tree.putBatch(batch)
+    }
+
     /// Removes `key`; returns whether it was there.
     @discardableResult
     public func delete(_ key: [UInt8]) throws -> Bool {

@@ -1,0 +1,106 @@
+/// Entries for one tree, their keys and values laid end to end in one buffer: a batch of
+/// thousands costs a few allocations, where an array per key and per value cost two
+/// allocations and two frees an entry, and a batch put read each key's array out of the
+/// heap in sorted order, a cache miss a key.
+///
+/// Build it with ``append(key:value:)``, or with ``append(writingKey:value:)`` to encode a
+/// key and value straight into the buffer; `TreeWriter.putBatch` stores it.
+public struct EntryBatch: Sendable {
+    /// Each entry's key bytes and then its value bytes, entry after entry.
+    private(set) var bytes: [UInt8] = []
+    /// Where each entry's key starts in `bytes`, and where its value does (its key's end);
+    /// a value ends where the next key starts, the last at the end of `bytes`.
+    private var keyStarts: [Int] = []
+    private var valueStarts: [Int] = []
+
+    public init() {}
+
+    /// An empty batch with room for `entries` entries of `bytes` bytes in all.
+    public init(minimumCapacity entries: Int, bytes: Int) {
+        keyStarts.reserveCapacity(entries)
+        valueStarts.reserveCapacity(entries)
+        self.bytes.reserveCapacity(bytes)
+    }
+
+    /// The entries of `pairs`, in order.
+    public init(_ pairs: [(key: [UInt8], value: [UInt8])]) {
+        self.init(minimumCapacity: pairs.count, bytes: pairs.reduce(0) { $0 + $1.key.count + $1.value.count })
+        for (key, value) in pairs { append(key: key, value: value) }
+    }
+
+    public var count: Int { keyStarts.count }
+    public var isEmpty: Bool { keyStarts.isEmpty }
+
+    public mutating func append(key: some Collection<UInt8>, value: some Collection<UInt8>) {
+        keyStarts.append(bytes.count)
+        bytes.append(contentsOf: key)
+        valueStarts.append(bytes.count)
+        bytes.append(contentsOf: value)
+    }
+
+    /// Appends an entry whose key `key` and then value `value` append to the buffer they
+    /// are given (neither may change what is already there).
+    public mutating func append(writingKey key: (inout [UInt8]) -> Void, value: (inout [UInt8]) -> Void) {
+        keyStarts.append(bytes.count)
+        key(&bytes)
+        valueStarts.append(bytes.count)
+        value(&bytes)
+    }
+
+    /// Appends the entries of `other`, in order.
+    public mutating func append(contentsOf other: EntryBatch) {
+        let shift = bytes.count
+        keyStarts.append(contentsOf: other.keyStarts.lazy.map { $0 + shift })
+        valueStarts.append(contentsOf: other.valueStarts.lazy.map { $0 + shift })
+        bytes.append(contentsOf: other.bytes)
+    }
+
+    /// Drops the last entry (one found unfit after it was written).
+    public mutating func removeLast() {
+        bytes.removeSubrange(keyStarts.removeLast()...)
+        valueStarts.removeLast()
+    }
+
+    /// The byte length of entry `index`'s key.
+    public func keyLength(at index: Int) -> Int {
+        valueStarts[index] - keyStarts[index]
+    }
+
+    /// The key and value of entry `index`, as arrays.
+    public subscript(index: Int) -> (key: [UInt8], value: [UInt8]) {
+        (Array(bytes[keyStarts[index]..<valueStarts[index]]), Array(bytes[valueStarts[index]..<end(of: index)]))
+    }
+
+    private func end(of index: Int) -> Int {
+        index + 1 < keyStarts.count ? keyStarts[index + 1] : bytes.count
+    }
+
+    /// Calls `body` with the batch's entries as borrowed bytes (valid only during the call).
+    func withEntries<T>(_ body: (Entries) throws -> T) rethrows -> T {
+        try bytes.withUnsafeBytes { raw in
+            try keyStarts.withUnsafeBufferPointer { keyStarts in
+                try valueStarts.withUnsafeBufferPointer { valueStarts in
+                    try body(Entries(raw: raw, keyStarts: keyStarts, valueStarts: valueStarts))
+                }
+            }
+        }
+    }
+
+    /// A batch's entries, borrowed.
+    struct Entries {
+        let raw: UnsafeRawBufferPointer
+        let keyStarts: UnsafeBufferPointer<Int>
+        let valueStarts: UnsafeBufferPointer<Int>
+
+        var count: Int { keyStarts.count }
+
+        func key(_ index: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: raw[keyStarts[index]..<valueStarts[index]])
+        }
+
+        func value(_ index: Int) -> UnsafeRawBufferPointer {
+            let end = index + 1 < keyStarts.count ? keyStarts[index + 1] : raw.count
+            return UnsafeRawBufferPointer(rebasing: raw[valueStarts[index]..<end])
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Testing
+@testable import MagicalStore
+
+@Suite struct EntryBatchTests {
+    /// Every way of building a batch lays out the same entries.
+    @Test func buildsEntriesAppendedWrittenAndConcatenated() {
+        var batch = EntryBatch()
+        batch.append(key: [1, 2], value: [9])
+        batch.append(writingKey: { $0 += [3] }, value: { _ in })
+        var other = EntryBatch(minimumCapacity: 2, bytes: 8)
+        other.append(key: [], value: [7, 7])
+        other.append(key: [4, 5, 6], value: [8])
+        batch.append(contentsOf: other)
+        batch.append(key: [0xFF], value: [0xFF])
+        batch.removeLast()
+
+        let entries = batch.withEntries { entries in
+            (0..<entries.count).map { (Array(entries.key($0)), Array(entries.value($0))) }
+        }
+        #expect(entries.map(\.0) == [[1, 2], [3], [], [4, 5, 6]])
+        #expect(entries.map(\.1) == [[9], [], [7, 7], [8]])
+        #expect(batch.count == 4)
+        #expect((0..<4).map(batch.keyLength(at:)) == [2, 1, 0, 3])
+        #expect(EntryBatch([([1, 2], [9]), ([3], [])]).withEntries { ($0.count, Array($0.value(0))) } == (2, [9]))
+    }
+
+    /// Batches put into empty and full trees, unsorted, with repeated keys (the later value
+    /// wins), values inline and in overflow frames, keys written in place and parts
+    /// concatenated: the tree holds what a dictionary does, and checks clean.
+    @Test(arguments: [512, 8192])
+    func putsMatchAReference(pageSize: Int) throws {
+        var random = SeededGenerator(seed: UInt64(pageSize) + 5)
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: pageSize))
+        var reference = BTreeTests.Reference()
+        let count = 5_000 * testScale
+        for _ in 0..<4 {
+            var parts = [EntryBatch(), EntryBatch()]
+            for index in 0..<count {
+                let number = Int.random(in: 0..<count * 2, using: &random)
+                let value = BTreeTests.randomValue(&random, pageSize: pageSize)
+                if index % 3 == 0 {
+                    parts[index % 2].append(writingKey: { $0 += numberKey(number) }, value: { $0 += value })
+                } else {
+                    parts[index % 2].append(key: numberKey(number), value: value)
+                }
+                // An entry written and taken back changes nothing.
+                if index % 97 == 0 {
+                    parts[index % 2].append(key: numberKey(count * 3), value: [1])
+                    parts[index % 2].removeLast()
+                }
+            }
+            // Part 1 after part 0: where both hold a key, part 1's value is the later one.
+            var batch = parts[0]
+            batch.append(contentsOf: parts[1])
+            for index in 0..<batch.count {
+                let (key, value) = batch[index]
+                reference.entries[key] = value
+            }
+            try store.write { try $0.openTree("tree").putBatch(batch) }
+            try BTreeTests().expectAllEntries(of: store.read().tree("tree"), equal: reference)
+            #expect(try store.read().tree("tree").count == reference.entries.count)
+        }
+        try store.close()
+        #expect(try StoreChecker(path: directory.file()).run().problems == [])
+    }
+
+    /// A key past the page's limit in a batch is refused, and nothing of the batch is stored.
+    @Test func refusesAnOversizedKeyWholly() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: 512))
+        var batch = EntryBatch()
+        batch.append(key: [1], value: [1])
+        batch.append(key: [UInt8](repeating: 2, count: 4_096), value: [2])
+        #expect(throws: StoreError.self) { try store.write { try $0.openTree("tree").putBatch(batch) } }
+        #expect(try store.read().treeIfPresent("tree")?.count ?? 0 == 0)
+        try store.close()
+    }
+}
