@@ -77,3 +77,27 @@ import Testing
         try store.close()
     }
 }
+
+extension EntryBatchTests {
+    /// Entries sorted by key keep equal keys in their order, and a reordered batch holds
+    /// the entries at the order's indices.
+    @Test func ordersAndReordersByKey() {
+        var random = SeededGenerator(seed: 31)
+        var batch = EntryBatch()
+        var pairs: [(key: [UInt8], value: [UInt8])] = []
+        for index in 0..<(500 * testScale) {
+            let key = random.bytes(count: Int.random(in: 0...12, using: &random)).map { $0 % 4 }
+            pairs.append((key, numberKey(index)))
+            batch.append(key: key, value: numberKey(index))
+        }
+        let order = batch.keyOrder()
+        let expected = pairs.indices.sorted { left, right in
+            let order = compareBytes(pairs[left].key, pairs[right].key)
+            return order != 0 ? order < 0 : left < right
+        }
+        #expect(order == expected)
+        let reordered = batch.reordered(order)
+        #expect((0..<reordered.count).map { reordered[$0].key } == expected.map { pairs[$0].key })
+        #expect((0..<reordered.count).map { reordered[$0].value } == expected.map { pairs[$0].value })
+    }
+}

@@ -42,7 +42,7 @@ import Testing
             }
             if round % 3 != 0 { keys.sort { compareBytes($0, $1) < 0 } }
             var seen: [[UInt8]?] = []
-            try tree.getEach(keys) { index, value in
+            try tree.getEach(EntryBatch(keys: keys)) { index, value in
                 #expect(index == seen.count)
                 seen.append(value.map { Array($0) })
             }
@@ -77,7 +77,7 @@ import Testing
             if round % 3 != 0 { groups.sort() }
             let prefixes = groups.map { KeyEncoding.encode([.int(Int64($0))]) }
             var seen: [[[UInt8]]] = Array(repeating: [], count: prefixes.count)
-            try tree.scanEach(prefixes: prefixes) { index, key, value in
+            try tree.scanEach(prefixes: EntryBatch(keys: prefixes)) { index, key, value in
                 #expect(entries[Array(key)] == Array(value))
                 seen[index].append(Array(key))
             }
@@ -93,10 +93,10 @@ import Testing
         try store.write { transaction in _ = try transaction.createTree("tree") }
         let tree = try store.read().tree("tree")
         var values: [[UInt8]?] = []
-        try tree.getEach([key(0, 0), key(1, 1)]) { _, value in values.append(value.map { Array($0) }) }
+        try tree.getEach(EntryBatch(keys: [key(0, 0), key(1, 1)])) { _, value in values.append(value.map { Array($0) }) }
         #expect(values == [nil, nil])
         var found = 0
-        try tree.scanEach(prefixes: [KeyEncoding.encode([.int(0)])]) { _, _, _ in found += 1 }
+        try tree.scanEach(prefixes: EntryBatch(keys: [KeyEncoding.encode([.int(0)])])) { _, _, _ in found += 1 }
         #expect(found == 0)
     }
 }

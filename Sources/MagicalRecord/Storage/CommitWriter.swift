@@ -139,11 +139,11 @@ struct CommitWriter {
             return try writer.records.get(StoreLayout.objectKey(number)).map { try writer.coder.decode($0, number: number) }
         }
         let olds = OldStates(before: storedBefore, positions: upserts.positions, read: read, flags: upserts.flags)
-        var added: [[(key: [UInt8], value: [UInt8])]] = []
+        var added: [EntryBatch] = []
         var failures: [ValidationFailure] = []
         let limit = transaction.maximumKeyLength
         for index in writer.indexes {
-            var entries: [(key: [UInt8], value: [UInt8])] = []
+            var entries = EntryBatch()
             var removed: [[UInt8]] = []
             for place in states.indices {
                 let oldValue = olds[place]?.attributes[index.position]
@@ -151,12 +151,13 @@ struct CommitWriter {
                 guard oldValue != newValue else { continue }
                 let number = states[place].id.number
                 if let oldValue { removed.append(StoreLayout.indexKey(oldValue, number)) }
-                let key = StoreLayout.indexKey(newValue, number)
-                guard key.count <= limit else {
-                    failures.append(ValidationFailure(object: states[place].id, reason: .tooLongToIndex(attribute: index.attribute, bytes: key.count, limit: limit)))
+                entries.append(writingKey: { StoreLayout.appendIndexKey(newValue, number, to: &$0) }, value: { _ in })
+                let length = entries.keyLength(at: entries.count - 1)
+                guard length <= limit else {
+                    entries.removeLast()
+                    failures.append(ValidationFailure(object: states[place].id, reason: .tooLongToIndex(attribute: index.attribute, bytes: length, limit: limit)))
                     continue
                 }
-                entries.append((key, []))
             }
             try index.tree.deleteBatch(removed)
             added.append(entries)
@@ -176,7 +177,7 @@ struct CommitWriter {
     /// few departments.
     private func writeRelationships(of states: GroupStates, _ olds: OldStates, entity: Entity) throws {
         // By position, each relationship's additions in one array.
-        var additions = [[(key: [UInt8], value: [UInt8])]](repeating: [], count: entity.relationships.count)
+        var additions = [EntryBatch](repeating: EntryBatch(), count: entity.relationships.count)
         let toMany = entity.relationships.indices.filter { entity.relationships[$0].isToMany }
         guard !toMany.isEmpty else { return }
         // An unordered entry's value is its target's entity code alone: one array per
@@ -198,7 +199,13 @@ struct CommitWriter {
                             value = try encodedTarget(target, ordered: false)
                             lastTarget = (target.entityName, value)
                         }
-                        additions[position].append((KeyEncoding.encode(.int(owner), .int(target.number)), value))
+                        additions[position].append(
+                            writingKey: {
+                                KeyEncoding.encode(.int(owner), into: &$0)
+                                KeyEncoding.encode(.int(target.number), into: &$0)
+                            },
+                            value: { $0.append(contentsOf: value) }
+                        )
                     }
                 default:
                     continue

@@ -1,38 +1,51 @@
 import Dispatch
 import Foundation
+import MagicalStore
 
 extension RecordCoder {
     /// The object-tree key and record of each state at `positions` of `states` (read where
-    /// they lie), in that order. A commit's batch of thousands is encoded in parts on every
-    /// core: the committing thread is an import's whole time, while the core that reads the
-    /// next batch ahead is often idle.
-    func encodedRecords(_ states: [ObjectState], at positions: [Int]) -> [(key: [UInt8], value: [UInt8])] {
+    /// they lie), in that order, in one buffer. A commit's batch of thousands is encoded in
+    /// parts on every core: the committing thread is an import's whole time, while the
+    /// core that reads the next batch ahead is often idle.
+    func encodedRecords(_ states: [ObjectState], at positions: [Int]) -> EntryBatch {
         let parts = positions.count < Self.statesPerPart ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, 4)
-        guard parts > 1 else {
-            var builder = RecordLayout.Builder()
-            return positions.map { (StoreLayout.objectKey(states[$0].id.number), encode(states[$0], using: &builder)) }
-        }
-        var records = [(key: [UInt8], value: [UInt8])](repeating: ([], []), count: positions.count)
-        records.withUnsafeMutableBufferPointer { buffer in
-            // Each part writes only its own range of slots.
-            let slots = RecordSlots(buffer)
+        guard parts > 1 else { return encodedRecords(states, at: positions[...]) }
+        var batches = [EntryBatch](repeating: EntryBatch(), count: parts)
+        batches.withUnsafeMutableBufferPointer { buffer in
+            // Each part writes only its own slot.
+            let slots = PartSlots(buffer)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                var builder = RecordLayout.Builder()
-                for index in positions.count * part / parts..<positions.count * (part + 1) / parts {
-                    let state = positions[index]
-                    slots.buffer[index] = (StoreLayout.objectKey(states[state].id.number), encode(states[state], using: &builder))
-                }
+                let range = positions.count * part / parts..<positions.count * (part + 1) / parts
+                slots.buffer[part] = encodedRecords(states, at: positions[range])
             }
+        }
+        var records = batches[0]
+        for part in batches.dropFirst() { records.append(contentsOf: part) }
+        return records
+    }
+
+    private func encodedRecords(_ states: [ObjectState], at positions: ArraySlice<Int>) -> EntryBatch {
+        var builder = RecordLayout.Builder()
+        var records = EntryBatch(minimumCapacity: positions.count, bytes: positions.count * Self.typicalEntryBytes)
+        for position in positions {
+            let state = states[position]
+            records.append(
+                writingKey: { StoreLayout.appendObjectKey(state.id.number, to: &$0) },
+                value: { encode(state, using: &builder, into: &$0) }
+            )
         }
         return records
     }
 
     /// Below this many states a batch is encoded on the calling thread.
     static let statesPerPart = 4096
+
+    /// Room reserved per record: most are smaller, and the buffer grows for the others.
+    private static let typicalEntryBytes = 64
 }
 
-/// The result slots of a parallel encoding, shared by parts that write disjoint ranges.
-private struct RecordSlots: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<(key: [UInt8], value: [UInt8])>
-    init(_ buffer: UnsafeMutableBufferPointer<(key: [UInt8], value: [UInt8])>) { self.buffer = buffer }
+/// The result slots of a parallel encoding, shared by parts that write disjoint slots.
+private struct PartSlots: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<EntryBatch>
+    init(_ buffer: UnsafeMutableBufferPointer<EntryBatch>) { self.buffer = buffer }
 }

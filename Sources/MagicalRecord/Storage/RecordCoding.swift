@@ -122,6 +122,13 @@ final class RecordCoder: Sendable {
     /// The record of `state`, built in `builder` (reset first), which keeps its buffers
     /// for the next record.
     func encode(_ state: ObjectState, using builder: inout RecordLayout.Builder) -> [UInt8] {
+        var record: [UInt8] = []
+        encode(state, using: &builder, into: &record)
+        return record
+    }
+
+    /// Appends the record of `state` to `record` (a batch's buffer), built in `builder`.
+    func encode(_ state: ObjectState, using builder: inout RecordLayout.Builder, into record: inout [UInt8]) {
         builder.reset()
         for (position, value) in state.attributes.enumerated() where !value.isNull || writesNull[position] {
             builder.add(value, slot: attributeSlots[position])
@@ -139,7 +146,7 @@ final class RecordCoder: Sendable {
             builder.values.appendVarint(code)
             builder.values.appendVarint(Int(target.number))
         }
-        return builder.record(entityCode: entityCode)
+        builder.write(entityCode: entityCode, into: &record)
     }
 
     /// The state stored in `bytes` for object `number`. To-many relationships come back

@@ -156,13 +156,6 @@ enum RecordLayout {
             RecordCoder.append(value, to: &values)
         }
 
-        /// The record on its own, in an array of its exact size.
-        mutating func record(entityCode: Int) -> [UInt8] {
-            var record: [UInt8] = []
-            write(entityCode: entityCode, into: &record)
-            return record
-        }
-
         /// Appends the record to `record`.
         mutating func write(entityCode: Int, into record: inout [UInt8]) {
             for index in fields.indices {

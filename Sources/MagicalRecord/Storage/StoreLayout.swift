@@ -19,6 +19,11 @@ enum StoreLayout {
 
     static func objectKey(_ number: Int64) -> [UInt8] { KeyEncoding.encode(.int(number)) }
 
+    /// Appends ``objectKey(_:)`` to `bytes` (a batch's buffer).
+    static func appendObjectKey(_ number: Int64, to bytes: inout [UInt8]) {
+        KeyEncoding.encode(.int(number), into: &bytes)
+    }
+
     /// A to-many entry's value: the target's entity code, then its number in an ordered
     /// relationship only (an unordered one's key ends with the number; O13).
     static func targetValue(code: Int, number: Int64, ordered: Bool) -> [UInt8] {
@@ -44,9 +49,20 @@ enum StoreLayout {
         KeyEncoding.encode(keyValue(value), .int(number))
     }
 
+    /// Appends ``indexKey(_:_:)`` to `bytes` (a batch's buffer).
+    static func appendIndexKey(_ value: AttributeValue, _ number: Int64, to bytes: inout [UInt8]) {
+        KeyEncoding.encode(keyValue(value), into: &bytes)
+        KeyEncoding.encode(.int(number), into: &bytes)
+    }
+
     /// All index entries for `value`: a byte prefix of every ``indexKey(_:_:)`` for it (K9).
     static func indexPrefix(_ value: AttributeValue) -> [UInt8] {
         KeyEncoding.encode(keyValue(value))
+    }
+
+    /// Appends ``indexPrefix(_:)`` to `bytes` (a batch's buffer).
+    static func appendIndexPrefix(_ value: AttributeValue, to bytes: inout [UInt8]) {
+        KeyEncoding.encode(keyValue(value), into: &bytes)
     }
 
     /// The key-encoding form of an attribute value, so index order is value order.

@@ -138,25 +138,30 @@ final class StoreSnapshot: @unchecked Sendable {
         try withStoreErrors {
             let index = try transaction.tree(StoreLayout.indexTree(entityName, attribute))
             let records = try transaction.tree(StoreLayout.objectTree(entityName))
-            // Both trees are read in key order, so that consecutive keys share leaves.
-            let prefixes = values.map(StoreLayout.indexPrefix)
-            let prefixOrder = KeyOrder.ascending(count: prefixes.count) { prefixes[$0] }
+            // Both trees are read in key order, so that consecutive keys share leaves. Keys
+            // are built in one buffer each: an array per key was two allocations a record.
+            var prefixes = EntryBatch(minimumCapacity: values.count, bytes: values.count * Self.typicalKeyBytes)
+            for value in values { prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(value, to: &$0) }, value: { _ in }) }
+            let prefixOrder = prefixes.keyOrder()
+            prefixes = prefixes.reordered(prefixOrder)
             var isIndexed = [Bool](repeating: false, count: values.count)
             var found: [(number: Int64, value: Int)] = []
-            try index.scanEach(prefixes: prefixOrder.map { prefixes[$0] }) { sortedIndex, key, _ in
+            try index.scanEach(prefixes: prefixes) { sortedIndex, key, _ in
                 let value = prefixOrder[sortedIndex]
                 isIndexed[value] = true
                 // The number is what follows the value's prefix, read without a tuple.
-                let number = try KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefixes[value].count...]))
+                let number = try KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefixes.keyLength(at: sortedIndex)...]))
                     ?? Self.number(fromIndexKey: Array(key), entityName, attribute)
                 found.append((number, value))
             }
             found.sort { $0.number < $1.number }
+            var keys = EntryBatch(minimumCapacity: found.count, bytes: found.count * Self.typicalKeyBytes)
+            for (number, _) in found { keys.append(writingKey: { StoreLayout.appendObjectKey(number, to: &$0) }, value: { _ in }) }
             // One array for all the states, in value order, handed out in slices: an array
             // per value was an allocation per key.
             var decoded: [(value: Int, state: ObjectState)] = []
             decoded.reserveCapacity(found.count)
-            try records.getEach(found.map { StoreLayout.objectKey($0.number) }) { position, bytes in
+            try records.getEach(keys) { position, bytes in
                 guard let bytes else { return }
                 let (number, value) = found[position]
                 decoded.append((value, try coder.decode(bytes, number: number, attributes: nil)))
@@ -178,6 +183,9 @@ final class StoreSnapshot: @unchecked Sendable {
             }
         }
     }
+
+    /// Room reserved per key in a look-up's batches: most keys are smaller.
+    private static let typicalKeyBytes = 12
 
     /// The smallest object number whose attribute at `position` equals `value` in the
     /// index of `coder`'s (concrete) entity (the first entry under the value's prefix), or

@@ -28,6 +28,11 @@ public struct EntryBatch: Sendable {
         for (key, value) in pairs { append(key: key, value: value) }
     }
 
+    /// Entries of `keys` with empty values: keys to look up or prefixes to scan.
+    public init(keys: [[UInt8]]) {
+        self.init(keys.map { ($0, []) })
+    }
+
     public var count: Int { keyStarts.count }
     public var isEmpty: Bool { keyStarts.isEmpty }
 
@@ -53,6 +58,20 @@ public struct EntryBatch: Sendable {
         keyStarts.append(contentsOf: other.keyStarts.lazy.map { $0 + shift })
         valueStarts.append(contentsOf: other.valueStarts.lazy.map { $0 + shift })
         bytes.append(contentsOf: other.bytes)
+    }
+
+    /// The indices of the entries in ascending key order (equal keys by index).
+    public func keyOrder() -> [Int] {
+        withEntries { entries in KeyOrder.ascending(count: entries.count) { entries.key($0) } }
+    }
+
+    /// The entries at `order`'s indices, in that order.
+    public func reordered(_ order: [Int]) -> EntryBatch {
+        var reordered = EntryBatch(minimumCapacity: order.count, bytes: bytes.count)
+        withEntries { entries in
+            for index in order { reordered.append(key: entries.key(index), value: entries.value(index)) }
+        }
+        return reordered
     }
 
     /// Drops the last entry (one found unfit after it was written).

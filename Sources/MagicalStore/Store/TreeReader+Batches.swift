@@ -1,61 +1,69 @@
 extension TreeReader {
-    /// The values of `keys`, each handed to `body` with its index (nil when absent), as
-    /// bytes borrowed for the call. Keys in ascending order are found leaf by leaf: a key
-    /// that falls inside the leaf of the one before it is searched there, without a descent
-    /// from the root, which is how an import looks up a batch of keys.
-    public func getEach(_ keys: [[UInt8]], _ body: (_ index: Int, _ value: UnsafeRawBufferPointer?) throws -> Void) throws {
-        guard case .page(let rootOffset) = root else {
-            for (index, key) in keys.enumerated() {
-                guard let value = try get(key) else {
+    /// The values of the keys of `keys` (their values are not read), each handed to `body`
+    /// with its index (nil when absent), as bytes borrowed for the call. Keys in ascending
+    /// order are found leaf by leaf: a key that falls inside the leaf of the one before it
+    /// is searched there, without a descent from the root, which is how an import looks up
+    /// a batch of keys.
+    public func getEach(_ keys: EntryBatch, _ body: (_ index: Int, _ value: UnsafeRawBufferPointer?) throws -> Void) throws {
+        try keys.withEntries { keys in
+            guard case .page(let rootOffset) = root else {
+                for index in 0..<keys.count {
+                    guard let value = try get(Array(keys.key(index))) else {
+                        try body(index, nil)
+                        continue
+                    }
+                    try value.withUnsafeBytes { try body(index, $0) }
+                }
+                return
+            }
+            var window = LeafWindow(root: rootOffset, reader: reader)
+            for index in 0..<keys.count {
+                let key = keys.key(index)
+                let page = try window.leaf(for: key)
+                let position = page.lowerBound(key)
+                guard position < page.count, page.compareKey(at: position, with: key) == 0 else {
                     try body(index, nil)
                     continue
                 }
-                try value.withUnsafeBytes { try body(index, $0) }
-            }
-            return
-        }
-        var window = LeafWindow(root: rootOffset, reader: reader)
-        for (index, key) in keys.enumerated() {
-            try key.withUnsafeBytes { key in
-                let page = try window.leaf(for: key)
-                let position = page.lowerBound(key)
-                guard position < page.count, page.compareKey(at: position, with: key) == 0 else { return try body(index, nil) }
                 try page.withEntry(at: position, overflow: { try reader.bytes(of: $0) }) { _, value in try body(index, value) }
             }
         }
     }
 
-    /// For each of `prefixes`, every entry whose key starts with it, handed to `body` with
-    /// the prefix's index and the key and value borrowed for the call. Prefixes in ascending
-    /// order are found leaf by leaf, as in ``getEach(_:_:)``.
+    /// For each key of `prefixes` (their values are not read), every entry whose key starts
+    /// with it, handed to `body` with the prefix's index and the key and value borrowed for
+    /// the call. Prefixes in ascending order are found leaf by leaf, as in ``getEach(_:_:)``.
     public func scanEach(
-        prefixes: [[UInt8]], _ body: (_ index: Int, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
+        prefixes: EntryBatch, _ body: (_ index: Int, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        guard case .page(let rootOffset) = root else {
-            for (index, prefix) in prefixes.enumerated() { try scanWithCursor(prefix, after: nil, index: index, body) }
-            return
-        }
-        var window = LeafWindow(root: rootOffset, reader: reader)
-        for (index, prefix) in prefixes.enumerated() {
-            // The last key handed out when the matches may go on past this leaf.
-            let unfinished = try prefix.withUnsafeBytes { prefix -> [UInt8]?? in
-                let page = try window.leaf(for: prefix)
-                var position = page.lowerBound(prefix)
-                let first = position
-                while position < page.count {
-                    let matched = try page.withEntry(at: position, overflow: { try reader.bytes(of: $0) }) { key, value in
-                        guard key.starts(with: prefix) else { return false }
-                        try body(index, key, value)
-                        return true
-                    }
-                    guard matched else { return nil }
-                    position += 1
-                }
-                // Copied only here: matches that end inside the leaf need no key.
-                return .some(position > first ? page.key(at: position - 1) : nil)
+        try prefixes.withEntries { prefixes in
+            guard case .page(let rootOffset) = root else {
+                for index in 0..<prefixes.count { try scanWithCursor(Array(prefixes.key(index)), after: nil, index: index, body) }
+                return
             }
-            // The leaf ended while matching (or before the first match): the cursor goes on.
-            if case .some(let last) = unfinished { try scanWithCursor(prefix, after: last, index: index, body) }
+            var window = LeafWindow(root: rootOffset, reader: reader)
+            for index in 0..<prefixes.count {
+                let prefix = prefixes.key(index)
+                // The last key handed out when the matches may go on past this leaf.
+                let unfinished: [UInt8]?? = try {
+                    let page = try window.leaf(for: prefix)
+                    var position = page.lowerBound(prefix)
+                    let first = position
+                    while position < page.count {
+                        let matched = try page.withEntry(at: position, overflow: { try reader.bytes(of: $0) }) { key, value in
+                            guard key.starts(with: prefix) else { return false }
+                            try body(index, key, value)
+                            return true
+                        }
+                        guard matched else { return nil }
+                        position += 1
+                    }
+                    // Copied only here: matches that end inside the leaf need no key.
+                    return .some(position > first ? page.key(at: position - 1) : nil)
+                }()
+                // The leaf ended while matching (or before the first match): the cursor goes on.
+                if case .some(let last) = unfinished { try scanWithCursor(Array(prefix), after: last, index: index, body) }
+            }
         }
     }
 

@@ -70,9 +70,9 @@ import MagicalStore
         }
         let records = coder.encodedRecords(states, at: Array(states.indices))
         #expect(records.count == count)
-        for (state, record) in zip(states, records) {
-            #expect(record.key == StoreLayout.objectKey(state.id.number))
-            #expect(record.value == coder.encode(state))
+        for (index, state) in states.enumerated() {
+            #expect(records[index].key == StoreLayout.objectKey(state.id.number))
+            #expect(records[index].value == coder.encode(state))
         }
     }
 
