@@ -16,8 +16,14 @@ import Testing
         return Array(bytes.prefix(count))
     }
 
+    /// Compressed onto bytes already in the buffer, which stay as they were.
     static func compress(_ bytes: [UInt8]) -> [UInt8]? {
-        bytes.withUnsafeBytes { LZ4.compressIfWorthwhile($0) }
+        let before: [UInt8] = [7, 7, 7]
+        var buffer = before
+        let length = bytes.withUnsafeBytes { LZ4.compressIfWorthwhile($0, appendingTo: &buffer) }
+        #expect(buffer.prefix(3) == before[...])
+        #expect(buffer.count == 3 + (length ?? 0))
+        return length.map { _ in Array(buffer.dropFirst(3)) }
     }
 
     static func decompress(_ bytes: [UInt8], rawLength: Int) -> [UInt8]? {

@@ -174,3 +174,38 @@ import Testing
         #expect(entries.encodedSize == sizeBefore)
     }
 }
+
+extension LeafEntriesTests {
+    /// The entry table an encoder works out for the leaf it writes is the one a reader
+    /// parses from the payload: inline values short and long (a two-byte length), overflow
+    /// references, keys short and long, after replacements and inserts in any order.
+    @Test func encodedLocationsMatchTheParsedPage() throws {
+        var random = SeededGenerator(seed: 43)
+        for _ in 0..<(50 * testScale) {
+            var entries = LeafEntries()
+            for _ in 0..<Int.random(in: 1...60, using: &random) {
+                let key = random.bytes(count: Int.random(in: 0...20, using: &random))
+                let value: LeafValue = Int.random(in: 0..<5, using: &random) == 0
+                    ? .overflow(OverflowReference(offset: random.next(), frameSize: 4096, length: 9000))
+                    : .inline(random.bytes(count: Int.random(in: 0...200, using: &random)))
+                let (index, found) = entries.search(key)
+                if found { entries.replaceValue(at: index, with: value) } else { entries.insert(key, value, at: index) }
+            }
+            var payload: [UInt8] = []
+            var locations: [PageNode.EntryLocation] = []
+            entries.encode(into: &payload, locations: &locations)
+            let parsed = try PageNode(offset: 4096, frameSize: 0, transaction: 1, isLeaf: true, payload: payload)
+            let built = PageNode(encodedLeafAt: 4096, frameSize: 0, transaction: 1, payload: payload, entries: locations, delta: nil)
+            #expect(built.entries.count == parsed.entries.count)
+            for (mine, theirs) in zip(built.entries, parsed.entries) {
+                #expect(mine.keyPrefix == theirs.keyPrefix)
+                #expect(mine.keyStart == theirs.keyStart)
+                #expect(mine.keyLength == theirs.keyLength)
+                #expect(mine.valueStart == theirs.valueStart)
+                #expect(mine.valueLength == theirs.valueLength)
+                #expect(mine.isOverflow == theirs.isOverflow)
+            }
+            #expect(built.memoryCost == parsed.memoryCost)
+        }
+    }
+}

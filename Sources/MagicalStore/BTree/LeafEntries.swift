@@ -302,6 +302,30 @@ struct LeafEntries {
 
     // MARK: Encoding
 
+    /// ``encode(into:)``, and where each entry's key and value lie in the payload, as a
+    /// page read from it would find them.
+    func encode(into payload: inout [UInt8], locations: inout [PageNode.EntryLocation]) {
+        encode(into: &payload)
+        locations.removeAll(keepingCapacity: true)
+        locations.reserveCapacity(entries.count)
+        bytes.withUnsafeBytes { raw in
+            var offset = 2 + 2 * entries.count
+            for entry in entries {
+                // The entry's bytes lie at `offset` in the payload, as they lie at `start` here.
+                let shift = offset - Int(entry.start)
+                let valueKind = Int(entry.keyStart) + Int(entry.keyLength)
+                let isOverflow = entry.kind == Self.overflowKind
+                var reader = ByteReader(raw, at: valueKind + 1)
+                let value = isOverflow ? valueKind + 1..<valueKind + 1 + 16 : reader.readVarint().map { reader.position..<reader.position + $0 } ?? 0..<0
+                locations.append(PageNode.EntryLocation(
+                    keyPrefix: entry.keyPrefix, keyStart: UInt16(Int(entry.keyStart) + shift), keyLength: entry.keyLength,
+                    valueStart: UInt16(value.lowerBound + shift), valueLength: UInt16(value.count), isOverflow: isOverflow
+                ))
+                offset += Int(entry.end - entry.start)
+            }
+        }
+    }
+
     /// The leaf payload (Spec section 4.1). Every value must be inline or a written
     /// overflow reference.
     func encode(into payload: inout [UInt8]) {

@@ -57,21 +57,38 @@ final class PageNode: Sendable {
     /// On-disk bytes that stay live through this page: its frame, and a delta's base (F28).
     var liveFrameBytes: UInt64 { frameSize + (delta?.base.frameSize ?? 0) }
 
-    init(
+    convenience init(
         offset: UInt64, frameSize: UInt64, transaction: UInt64, isLeaf: Bool, payload: [UInt8], delta: LeafDelta? = nil
     ) throws(FrameError) {
+        let parsed = payload.withUnsafeBytes { raw in
+            isLeaf ? Self.parseLeaf(raw) : Self.parseBranch(raw, pageOffset: offset)
+        }
+        guard let parsed else { throw FrameError.badStructure }
+        self.init(
+            offset: offset, frameSize: frameSize, transaction: transaction, isLeaf: isLeaf, payload: payload,
+            entries: parsed.entries, children: parsed.children, delta: delta
+        )
+    }
+
+    /// A leaf this process has just encoded, with the entry table its encoder worked out
+    /// (``LeafEntries/encode(into:locations:)``): a commit keeps the leaves it writes for
+    /// the cache, and parsing each one again was a thirtieth of the committing thread.
+    convenience init(encodedLeafAt offset: UInt64, frameSize: UInt64, transaction: UInt64, payload: [UInt8], entries: [EntryLocation], delta: LeafDelta?) {
+        self.init(offset: offset, frameSize: frameSize, transaction: transaction, isLeaf: true, payload: payload, entries: entries, children: [], delta: delta)
+    }
+
+    private init(
+        offset: UInt64, frameSize: UInt64, transaction: UInt64, isLeaf: Bool, payload: [UInt8], entries: [EntryLocation],
+        children: [UInt64], delta: LeafDelta?
+    ) {
         self.offset = offset
         self.frameSize = frameSize
         self.delta = delta
         self.transaction = transaction
         self.isLeaf = isLeaf
         self.payload = payload
-        let parsed = payload.withUnsafeBytes { raw in
-            isLeaf ? Self.parseLeaf(raw) : Self.parseBranch(raw, pageOffset: offset)
-        }
-        guard let parsed else { throw FrameError.badStructure }
-        entries = parsed.entries
-        children = parsed.children
+        self.entries = entries
+        self.children = children
         memoryCost = payload.count + entries.count * MemoryLayout<EntryLocation>.stride + children.count * 8 + 128
             + (delta?.memoryCost ?? 0)
         firstPrefix = entries.first?.keyPrefix ?? 0

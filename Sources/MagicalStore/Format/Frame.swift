@@ -80,17 +80,22 @@ enum FrameEncoder {
         compress: Bool,
         to buffer: inout [UInt8]
     ) -> UInt64 {
-        let compressed = compress && type != .commit ? LZ4.compressIfWorthwhile(payload) : nil
         let start = buffer.count
+        let payloadStart = start + FileFormat.frameHeaderSize
+        // Room for the whole frame at once, compressed or not (LZ4's bound covers both),
+        // growing geometrically: `buffer` may collect many frames.
+        let needed = payloadStart + payload.count + payload.count / 255 + 16 + Int(FileFormat.frameAlignment)
+        if buffer.capacity < needed { buffer.reserveCapacity(max(needed, 2 * buffer.capacity)) }
         buffer.append(type.rawValue)
-        buffer.append(compressed == nil ? 0 : 1)
+        buffer.append(0)
         buffer.append(contentsOf: [0, 0])
-        buffer.appendLittleEndian(UInt32(compressed?.count ?? payload.count))
+        buffer.appendLittleEndian(UInt32(payload.count))
         buffer.appendLittleEndian(UInt32(payload.count))
         buffer.appendLittleEndian(UInt32(0))
         buffer.appendLittleEndian(transaction)
-        if let compressed {
-            buffer.append(contentsOf: compressed)
+        if compress && type != .commit, let storedLength = LZ4.compressIfWorthwhile(payload, appendingTo: &buffer) {
+            buffer[start + 1] = 1
+            buffer.storeLittleEndian(UInt32(storedLength), at: start + 4)
         } else {
             buffer.append(contentsOf: payload)
         }

@@ -2,23 +2,29 @@ import CLZ4
 
 /// LZ4 block compression of page payloads, through the system liblz4 (Spec F11).
 enum LZ4 {
-    /// Compresses `source`, returning nil when that would not save at least 1/16 of it.
-    static func compressIfWorthwhile(_ source: UnsafeRawBufferPointer) -> [UInt8]? {
+    /// Compresses `source` onto the end of `buffer`, returning the compressed length, or
+    /// nil (and `buffer` as it was) when that would not save at least 1/16 of it. Written
+    /// in place: a page's frame is built with no array of its own for the compressed bytes.
+    static func compressIfWorthwhile(_ source: UnsafeRawBufferPointer, appendingTo buffer: inout [UInt8]) -> Int? {
         guard source.count >= 64, source.count <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
         let worthwhileLimit = source.count - source.count / 16
         let bound = Int(LZ4_compressBound(Int32(source.count)))
-        var destination = [UInt8](repeating: 0, count: bound)
-        let written = destination.withUnsafeMutableBytes { output in
+        let start = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: bound))
+        let written = buffer.withUnsafeMutableBytes { output in
             LZ4_compress_default(
                 source.baseAddress!.assumingMemoryBound(to: CChar.self),
-                output.baseAddress!.assumingMemoryBound(to: CChar.self),
+                (output.baseAddress! + start).assumingMemoryBound(to: CChar.self),
                 Int32(source.count),
                 Int32(bound)
             )
         }
-        guard written > 0, Int(written) <= worthwhileLimit else { return nil }
-        destination.removeLast(bound - Int(written))
-        return destination
+        guard written > 0, Int(written) <= worthwhileLimit else {
+            buffer.removeLast(bound)
+            return nil
+        }
+        buffer.removeLast(bound - Int(written))
+        return Int(written)
     }
 
     /// Decompresses `source` into exactly `rawLength` bytes, or returns nil when the input

@@ -148,8 +148,9 @@ final class LogWriter {
     struct EncodedLeaf {
         var write = LeafEntries.LeafWrite.full
         var frame: [UInt8] = []
-        /// The whole leaf, for the page kept when `isRetained`.
+        /// The whole leaf and where its entries lie, for the page kept when `isRetained`.
         var payload: [UInt8] = []
+        var locations: [PageNode.EntryLocation] = []
         var isRetained = false
     }
 
@@ -166,11 +167,15 @@ final class LogWriter {
             return encoded
         case .delta:
             type = .leafDelta
-            if encoded.isRetained { entries.encode(into: &encoded.payload) }
+            if encoded.isRetained { entries.encode(into: &encoded.payload, locations: &encoded.locations) }
         case .full:
             type = .leaf
-            entries.encode(into: &payload)
-            encoded.payload = payload
+            if encoded.isRetained {
+                entries.encode(into: &payload, locations: &encoded.locations)
+                encoded.payload = payload
+            } else {
+                entries.encode(into: &payload)
+            }
         }
         payload.withUnsafeBytes {
             _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compress: compress, to: &encoded.frame)
@@ -203,10 +208,11 @@ final class LogWriter {
             break
         }
         let offset = try appendFrame(encoded.frame)
-        if encoded.isRetained, let page = try? PageNode(
-            offset: offset, frameSize: UInt64(encoded.frame.count), transaction: transaction, isLeaf: true,
-            payload: encoded.payload, delta: delta
-        ) {
+        if encoded.isRetained {
+            let page = PageNode(
+                encodedLeafAt: offset, frameSize: UInt64(encoded.frame.count), transaction: transaction,
+                payload: encoded.payload, entries: encoded.locations, delta: delta
+            )
             writtenPages.append(page)
             retainedBytes += page.memoryCost
         }
