@@ -146,7 +146,7 @@ struct CommitWriter {
             var entries = EntryBatch()
             var removed: [[UInt8]] = []
             for place in states.indices {
-                let oldValue = olds[place]?.attributes[index.position]
+                let oldValue = olds.attribute(index.position, at: place)
                 let newValue = states[place].attributes[index.position]
                 guard oldValue != newValue else { continue }
                 let number = states[place].id.number
@@ -229,7 +229,7 @@ struct CommitWriter {
         var claimed = Set<AttributeValue>()
         for position in states.indices where !flags[position].contains(.keyKnownAbsent) {
             let value = states[position].attributes[keyIndex.position]
-            guard !value.isNull, olds[position]?.attributes[keyIndex.position] != value else { continue }
+            guard !value.isNull, olds.attribute(keyIndex.position, at: position) != value else { continue }
             let id = states[position].id
             var taken = !claimed.insert(value).inserted
             if !taken {
@@ -331,24 +331,37 @@ private struct GroupStates {
 /// The stored states a commit replaces, by place in an entity's group: those the writer
 /// read before the commit where they lie, the others as read now; nil for a new object.
 private struct OldStates {
-    /// The states the writer read, by position in the change set; nil: it read none.
-    let before: StoredStates?
+    /// The states the writer read, by position in the change set, and whether it read
+    /// each (empty when it read none): kept apart from their optional wrapper, whose
+    /// unwrapping copied them out.
+    let before: [ObjectState?]
+    let isReadBefore: [Bool]
     let positions: [Int]
     /// By place: states read by the commit itself.
     let read: [ObjectState?]
     let flags: [UpsertFlags]
 
-    subscript(place: Int) -> ObjectState? {
-        _read {
-            let position = positions[place]
-            if !flags[place].contains(.inserted), before?.hasState(at: position) == true {
-                yield before!.states[position]
-            } else {
-                yield read[place]
-            }
-        }
+    init(before: StoredStates?, positions: [Int], read: [ObjectState?], flags: [UpsertFlags]) {
+        self.before = before?.states ?? []
+        isReadBefore = before.map { stored in positions.indices.map { stored.hasState(at: positions[$0]) } } ?? []
+        self.positions = positions
+        self.read = read
+        self.flags = flags
+    }
+
+    /// Attribute `position` of the stored state at `place` (nil for a new object), read
+    /// where the state lies: copying the state out retained each of its arrays, twice a
+    /// state in a commit.
+    func attribute(_ position: Int, at place: Int) -> AttributeValue? {
+        isFromBefore(place) ? before[positions[place]]?.attributes[position] : read[place]?.attributes[position]
     }
 
     /// Whether the object had a stored state (to compare a to-many with).
-    func isStored(_ place: Int) -> Bool { self[place] != nil }
+    func isStored(_ place: Int) -> Bool {
+        isFromBefore(place) ? before[positions[place]] != nil : read[place] != nil
+    }
+
+    private func isFromBefore(_ place: Int) -> Bool {
+        !flags[place].contains(.inserted) && place < isReadBefore.count && isReadBefore[place]
+    }
 }
