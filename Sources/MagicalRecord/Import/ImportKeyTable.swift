@@ -7,21 +7,26 @@
 /// by ``IntegerHash``; other values by their hash value.
 ///
 /// An upsert's table holds a batch's keys (tens of thousands), so probes land in memory
-/// out of the cache: integer keys are kept as bare integers, with a byte per slot saying
-/// what it holds, and a probe for one reads those two compact arrays only (the perf
-/// samples of a probe over optional attribute values, 56 bytes a slot with the answers,
-/// were a sixteenth of the upsert's reading thread).
+/// out of the cache: integer keys are kept as bare integers beside a byte saying what the
+/// slot holds, 16 bytes a slot, and a probe for one reads that compact array only (the
+/// perf samples of a probe over optional attribute values, 56 bytes a slot with the
+/// answers, were a sixteenth of the upsert's reading thread; with the kinds and integers
+/// in two arrays, a probe missed the cache in each).
 struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
-    /// What each slot holds: ``empty``, an integer key (in `integers`) or another key (in
+    /// What each slot holds: ``empty``, an integer key (its `number`) or another key (in
     /// `others`).
-    private var kinds: [UInt8]
-    private var integers: [Int64]
+    private var slots: [Slot]
     /// Keys other than integers by slot; empty until the first such key.
     private var others: [AttributeValue?] = []
     private var values: [IndexedKey]
     /// 64 minus the bits of the capacity: a home slot is the top bits of the hashed key.
     private var shift: UInt64
     private(set) var count = 0
+
+    private struct Slot {
+        var number: Int64 = 0
+        var kind = ImportKeyTable.empty
+    }
 
     private static let empty: UInt8 = 0
     private static let integer: UInt8 = 1
@@ -32,8 +37,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     }
 
     private init(capacity: Int) {
-        kinds = Array(repeating: Self.empty, count: capacity)
-        integers = Array(repeating: 0, count: capacity)
+        slots = Array(repeating: Slot(), count: capacity)
         values = Array(repeating: .absent, count: capacity)
         shift = UInt64(UInt64.bitWidth - capacity.trailingZeroBitCount)
     }
@@ -49,9 +53,9 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     /// Makes room for `entries` in all without growing again.
     mutating func reserveCapacity(_ entries: Int) {
-        var capacity = kinds.count
+        var capacity = slots.count
         while capacity < entries * 2 { capacity *= 2 }
-        if capacity > kinds.count { rehash(capacity: capacity) }
+        if capacity > slots.count { rehash(capacity: capacity) }
     }
 
     /// What is known of `key`; setting nil takes it out.
@@ -70,7 +74,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
             if found { return }
             store(key, at: index)
             count += 1
-            if count * 2 > kinds.count { rehash(capacity: kinds.count * 2) }
+            if count * 2 > slots.count { rehash(capacity: slots.count * 2) }
         }
     }
 
@@ -95,29 +99,29 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         // Backward shift: an entry after the hole moves into it unless its home lies
         // cyclically in (hole, its place], so every entry stays reachable from its home
         // without tombstones.
-        let mask = kinds.count - 1
+        let mask = slots.count - 1
         var next = (hole + 1) & mask
-        while kinds[next] != Self.empty {
+        while slots[next].kind != Self.empty {
             if (next - home(ofSlot: next)) & mask >= (next - hole) & mask {
                 move(from: next, to: hole)
                 hole = next
             }
             next = (next + 1) & mask
         }
-        kinds[hole] = Self.empty
+        slots[hole].kind = Self.empty
         if !others.isEmpty { others[hole] = nil }
         values[hole] = .absent
         return removed
     }
 
     func makeIterator() -> some IteratorProtocol<(key: AttributeValue, value: IndexedKey)> {
-        kinds.indices.lazy.compactMap { slot in key(at: slot).map { ($0, values[slot]) } }.makeIterator()
+        slots.indices.lazy.compactMap { slot in key(at: slot).map { ($0, values[slot]) } }.makeIterator()
     }
 
     /// The key in `slot`, nil when it is empty.
     private func key(at slot: Int) -> AttributeValue? {
-        switch kinds[slot] {
-        case Self.integer: .integer(integers[slot])
+        switch slots[slot].kind {
+        case Self.integer: .integer(slots[slot].number)
         case Self.other: others[slot]
         default: nil
         }
@@ -126,19 +130,17 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     /// Writes `key` into the empty `slot` (its answer is written apart).
     private mutating func store(_ key: AttributeValue, at slot: Int) {
         if case .integer(let number) = key {
-            kinds[slot] = Self.integer
-            integers[slot] = number
+            slots[slot] = Slot(number: number, kind: Self.integer)
             return
         }
-        if others.isEmpty { others = Array(repeating: nil, count: kinds.count) }
-        kinds[slot] = Self.other
+        if others.isEmpty { others = Array(repeating: nil, count: slots.count) }
+        slots[slot].kind = Self.other
         others[slot] = key
     }
 
     /// Moves the entry in `source` into the empty `target`.
     private mutating func move(from source: Int, to target: Int) {
-        kinds[target] = kinds[source]
-        integers[target] = integers[source]
+        slots[target] = slots[source]
         if !others.isEmpty { others[target] = others[source].take() }
         values[target] = values[source]
     }
@@ -146,10 +148,10 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     private mutating func rehash(capacity: Int) {
         var rebuilt = ImportKeyTable(capacity: capacity)
         let mask = capacity - 1
-        for slot in kinds.indices {
+        for slot in slots.indices {
             guard let key = key(at: slot) else { continue }
             var place = rebuilt.home(of: key)
-            while rebuilt.kinds[place] != Self.empty { place = (place + 1) & mask }
+            while rebuilt.slots[place].kind != Self.empty { place = (place + 1) & mask }
             rebuilt.store(key, at: place)
             rebuilt.values[place] = values[slot]
             rebuilt.count += 1
@@ -159,22 +161,20 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     /// Where `key` is (`found`), or the empty slot where it would go.
     private func place(of key: AttributeValue) -> (index: Int, found: Bool) {
-        let mask = kinds.count - 1
+        let mask = slots.count - 1
         var index = home(of: key)
-        // Integers, the usual keys, compared as integers in the compact arrays.
+        // Integers, the usual keys, compared as integers in the compact slots.
         if case .integer(let number) = key {
-            return kinds.withUnsafeBufferPointer { kinds in
-                integers.withUnsafeBufferPointer { integers in
-                    while kinds[index] != Self.empty {
-                        if kinds[index] == Self.integer && integers[index] == number { return (index, true) }
-                        index = (index + 1) & mask
-                    }
-                    return (index, false)
+            return slots.withUnsafeBufferPointer { slots in
+                while slots[index].kind != Self.empty {
+                    if slots[index].kind == Self.integer && slots[index].number == number { return (index, true) }
+                    index = (index + 1) & mask
                 }
+                return (index, false)
             }
         }
-        while kinds[index] != Self.empty {
-            if kinds[index] == Self.other && others[index] == key { return (index, true) }
+        while slots[index].kind != Self.empty {
+            if slots[index].kind == Self.other && others[index] == key { return (index, true) }
             index = (index + 1) & mask
         }
         return (index, false)
@@ -182,7 +182,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     /// The home slot of the key in `slot`, without making an attribute value of an integer.
     private func home(ofSlot slot: Int) -> Int {
-        kinds[slot] == Self.integer ? home(ofInteger: integers[slot]) : home(of: others[slot] ?? .null)
+        slots[slot].kind == Self.integer ? home(ofInteger: slots[slot].number) : home(of: others[slot] ?? .null)
     }
 
     private func home(of key: AttributeValue) -> Int {
