@@ -7,26 +7,23 @@
 /// by ``IntegerHash``; other values by their hash value.
 ///
 /// An upsert's table holds a batch's keys (tens of thousands), so probes land in memory
-/// out of the cache: integer keys are kept as bare integers beside a byte saying what the
-/// slot holds, 16 bytes a slot, and a probe for one reads that compact array only (the
-/// perf samples of a probe over optional attribute values, 56 bytes a slot with the
-/// answers, were a sixteenth of the upsert's reading thread; with the kinds and integers
-/// in two arrays, a probe missed the cache in each).
+/// out of the cache: integer keys are kept as bare integers, with a byte per slot saying
+/// what it holds, and a probe for one reads those two compact arrays only (the perf
+/// samples of a probe over optional attribute values, 56 bytes a slot with the answers,
+/// were a sixteenth of the upsert's reading thread). The kinds, a byte a slot, stay in
+/// the cache, and a probe for an absent key (half an upsert's) reads nothing else: slots
+/// of kind and integer together, 16 bytes each, made probes half as costly again.
 struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
-    /// What each slot holds: ``empty``, an integer key (its `number`) or another key (in
+    /// What each slot holds: ``empty``, an integer key (in `integers`) or another key (in
     /// `others`).
-    private var slots: [Slot]
+    private var kinds: [UInt8]
+    private var integers: [Int64]
     /// Keys other than integers by slot; empty until the first such key.
     private var others: [AttributeValue?] = []
     private var values: [IndexedKey]
     /// 64 minus the bits of the capacity: a home slot is the top bits of the hashed key.
     private var shift: UInt64
     private(set) var count = 0
-
-    private struct Slot {
-        var number: Int64 = 0
-        var kind = ImportKeyTable.empty
-    }
 
     private static let empty: UInt8 = 0
     private static let integer: UInt8 = 1
@@ -37,7 +34,8 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     }
 
     private init(capacity: Int) {
-        slots = Array(repeating: Slot(), count: capacity)
+        kinds = Array(repeating: Self.empty, count: capacity)
+        integers = Array(repeating: 0, count: capacity)
         values = Array(repeating: .absent, count: capacity)
         shift = UInt64(UInt64.bitWidth - capacity.trailingZeroBitCount)
     }
@@ -53,9 +51,9 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     /// Makes room for `entries` in all without growing again.
     mutating func reserveCapacity(_ entries: Int) {
-        var capacity = slots.count
+        var capacity = kinds.count
         while capacity < entries * 2 { capacity *= 2 }
-        if capacity > slots.count { rehash(capacity: capacity) }
+        if capacity > kinds.count { rehash(capacity: capacity) }
     }
 
     /// What is known of `key`; setting nil takes it out.
@@ -74,7 +72,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
             if found { return }
             store(key, at: index)
             count += 1
-            if count * 2 > slots.count { rehash(capacity: slots.count * 2) }
+            if count * 2 > kinds.count { rehash(capacity: kinds.count * 2) }
         }
     }
 
@@ -99,29 +97,29 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         // Backward shift: an entry after the hole moves into it unless its home lies
         // cyclically in (hole, its place], so every entry stays reachable from its home
         // without tombstones.
-        let mask = slots.count - 1
+        let mask = kinds.count - 1
         var next = (hole + 1) & mask
-        while slots[next].kind != Self.empty {
+        while kinds[next] != Self.empty {
             if (next - home(ofSlot: next)) & mask >= (next - hole) & mask {
                 move(from: next, to: hole)
                 hole = next
             }
             next = (next + 1) & mask
         }
-        slots[hole].kind = Self.empty
+        kinds[hole] = Self.empty
         if !others.isEmpty { others[hole] = nil }
         values[hole] = .absent
         return removed
     }
 
     func makeIterator() -> some IteratorProtocol<(key: AttributeValue, value: IndexedKey)> {
-        slots.indices.lazy.compactMap { slot in key(at: slot).map { ($0, values[slot]) } }.makeIterator()
+        kinds.indices.lazy.compactMap { slot in key(at: slot).map { ($0, values[slot]) } }.makeIterator()
     }
 
     /// The key in `slot`, nil when it is empty.
     private func key(at slot: Int) -> AttributeValue? {
-        switch slots[slot].kind {
-        case Self.integer: .integer(slots[slot].number)
+        switch kinds[slot] {
+        case Self.integer: .integer(integers[slot])
         case Self.other: others[slot]
         default: nil
         }
@@ -130,17 +128,19 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     /// Writes `key` into the empty `slot` (its answer is written apart).
     private mutating func store(_ key: AttributeValue, at slot: Int) {
         if case .integer(let number) = key {
-            slots[slot] = Slot(number: number, kind: Self.integer)
+            kinds[slot] = Self.integer
+            integers[slot] = number
             return
         }
-        if others.isEmpty { others = Array(repeating: nil, count: slots.count) }
-        slots[slot].kind = Self.other
+        if others.isEmpty { others = Array(repeating: nil, count: kinds.count) }
+        kinds[slot] = Self.other
         others[slot] = key
     }
 
     /// Moves the entry in `source` into the empty `target`.
     private mutating func move(from source: Int, to target: Int) {
-        slots[target] = slots[source]
+        kinds[target] = kinds[source]
+        integers[target] = integers[source]
         if !others.isEmpty { others[target] = others[source].take() }
         values[target] = values[source]
     }
@@ -148,10 +148,10 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     private mutating func rehash(capacity: Int) {
         var rebuilt = ImportKeyTable(capacity: capacity)
         let mask = capacity - 1
-        for slot in slots.indices {
+        for slot in kinds.indices {
             guard let key = key(at: slot) else { continue }
             var place = rebuilt.home(of: key)
-            while rebuilt.slots[place].kind != Self.empty { place = (place + 1) & mask }
+            while rebuilt.kinds[place] != Self.empty { place = (place + 1) & mask }
             rebuilt.store(key, at: place)
             rebuilt.values[place] = values[slot]
             rebuilt.count += 1
@@ -161,20 +161,22 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     /// Where `key` is (`found`), or the empty slot where it would go.
     private func place(of key: AttributeValue) -> (index: Int, found: Bool) {
-        let mask = slots.count - 1
+        let mask = kinds.count - 1
         var index = home(of: key)
-        // Integers, the usual keys, compared as integers in the compact slots.
+        // Integers, the usual keys, compared as integers in the compact arrays.
         if case .integer(let number) = key {
-            return slots.withUnsafeBufferPointer { slots in
-                while slots[index].kind != Self.empty {
-                    if slots[index].kind == Self.integer && slots[index].number == number { return (index, true) }
-                    index = (index + 1) & mask
+            return kinds.withUnsafeBufferPointer { kinds in
+                integers.withUnsafeBufferPointer { integers in
+                    while kinds[index] != Self.empty {
+                        if kinds[index] == Self.integer && integers[index] == number { return (index, true) }
+                        index = (index + 1) & mask
+                    }
+                    return (index, false)
                 }
-                return (index, false)
             }
         }
-        while slots[index].kind != Self.empty {
-            if slots[index].kind == Self.other && others[index] == key { return (index, true) }
+        while kinds[index] != Self.empty {
+            if kinds[index] == Self.other && others[index] == key { return (index, true) }
             index = (index + 1) & mask
         }
         return (index, false)
@@ -182,7 +184,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
 
     /// The home slot of the key in `slot`, without making an attribute value of an integer.
     private func home(ofSlot slot: Int) -> Int {
-        slots[slot].kind == Self.integer ? home(ofInteger: slots[slot].number) : home(of: others[slot] ?? .null)
+        kinds[slot] == Self.integer ? home(ofInteger: integers[slot]) : home(of: others[slot] ?? .null)
     }
 
     private func home(of key: AttributeValue) -> Int {
