@@ -7,7 +7,7 @@
 /// key and value straight into the buffer; `TreeWriter.putBatch` stores it.
 public struct EntryBatch: Sendable {
     /// Each entry's key bytes and then its value bytes, entry after entry.
-    private(set) var bytes: [UInt8] = []
+    private var bytes: [UInt8] = []
     /// Where each entry's key starts in `bytes`, and where its value does (its key's end);
     /// a value ends where the next key starts, the last at the end of `bytes`.
     private var keyStarts: [Int] = []
@@ -74,7 +74,8 @@ public struct EntryBatch: Sendable {
         return reordered
     }
 
-    /// Drops the last entry (one found unfit after it was written).
+    /// Drops the last entry (one found unfit after it was written); the batch must not be
+    /// empty.
     public mutating func removeLast() {
         bytes.removeSubrange(keyStarts.removeLast()...)
         valueStarts.removeLast()

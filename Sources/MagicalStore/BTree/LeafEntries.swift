@@ -462,24 +462,22 @@ struct LeafEntries {
     // MARK: Buffer
 
     private mutating func appendBytes(key: [UInt8], value: LeafValue) -> Entry {
-        let start = bytes.count
-        bytes.appendVarint(key.count)
-        let keyStart = bytes.count
-        bytes.append(contentsOf: key)
-        let kind = appendValue(value)
-        return Entry(
-            keyPrefix: key.withUnsafeBytes { keyPrefix($0) }, start: UInt32(start), keyStart: UInt32(keyStart),
-            end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: kind, isChanged: true
-        )
+        key.withUnsafeBytes { key in appendEntry(key: key) { $0.appendValue(value) } }
     }
 
     /// An entry with an inline value from borrowed bytes, appended to the buffer.
     private mutating func appendInlineBytes(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Entry {
+        appendEntry(key: key) { $0.appendInlineValue(value) }
+    }
+
+    /// An entry of `key` and the value `appendValue` appends (returning its kind),
+    /// appended to the buffer.
+    private mutating func appendEntry(key: UnsafeRawBufferPointer, appendingValue appendValue: (inout LeafEntries) -> UInt8) -> Entry {
         let start = bytes.count
         bytes.appendVarint(key.count)
         let keyStart = bytes.count
         bytes.append(contentsOf: key)
-        let kind = appendInlineValue(value)
+        let kind = appendValue(&self)
         return Entry(
             keyPrefix: keyPrefix(key), start: UInt32(start), keyStart: UInt32(keyStart),
             end: UInt32(bytes.count), keyLength: UInt16(key.count), kind: kind, isChanged: true
