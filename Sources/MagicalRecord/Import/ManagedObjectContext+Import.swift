@@ -70,15 +70,10 @@ extension ManagedObjectContext {
             () throws(MagicalRecordError) -> [ImportRecord]? in
             var batch: [ImportRecord] = []
             batch.reserveCapacity(min(batchSize, 65_536))
-            while batch.count < batchSize {
-                let element: JSONArrayStream.Element?
-                do throws(JSONError) {
-                    element = try stream.next()
-                } catch {
-                    throw .importFailed(ImportError(entity: entityName, recordIndex: nil, reason: .json(error)))
-                }
-                guard let element else { break }
-                batch.append(ImportRecord(index: element.index, value: element.value))
+            do throws(JSONError) {
+                _ = try stream.next(upTo: batchSize) { batch.append(ImportRecord(index: $0.index, value: $0.value)) }
+            } catch {
+                throw .importFailed(ImportError(entity: entityName, recordIndex: nil, reason: .json(error)))
             }
             return batch.isEmpty ? nil : batch
         }

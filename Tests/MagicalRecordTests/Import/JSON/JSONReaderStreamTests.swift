@@ -81,6 +81,35 @@ struct JSONReaderStreamTests {
         }
     }
 
+    /// Reading in runs (`next(upTo:)`, as an import reads its batches) gives the elements,
+    /// indices, errors and offsets that reading one at a time gives, in memory and from
+    /// files, for arrays with and without a bad byte somewhere.
+    @Test func runsMatchOneAtATime() throws {
+        let folder = JSONScratchFolder()
+        var random = RandomJSON(seed: 0x5255_4E53)
+        for round in 0..<(60 * testScale) {
+            let elements = (0..<Int.random(in: 0...12, using: &random.random)).map { _ in random.value(depth: 2) }
+            var writer = JSONTestWriter(random: random.random, trailingCommas: false)
+            var bytes = Array(writer.write(round % 7 == 0 ? elements.first ?? .null : .array(elements)).utf8)
+            random.random = writer.random!
+            if round % 3 == 0, !bytes.isEmpty { bytes[Int.random(in: 0..<bytes.count, using: &random.random)] = UInt8(ascii: "#") }
+            let runLength = Int.random(in: 1...5, using: &random.random)
+            let chunkSize = Int.random(in: 1...40, using: &random.random)
+            let makers: [() throws -> JSONArrayStream] = [{ JSONArrayStream(data: Data(bytes)) }, { try folder.stream(bytes, chunkSize: chunkSize) }]
+            for makeStream in makers {
+                let single = try makeStream()
+                let expected = readAll(single)
+                let stream = try makeStream()
+                let runs = readInRuns(stream, of: runLength)
+                #expect(runs.elements == expected.elements, "round \(round)")
+                #expect(runs.error == expected.error, "round \(round)")
+                #expect(stream.offset == single.offset, "round \(round)")
+                // Finished or failed, it stays so.
+                #expect((try? stream.next(upTo: runLength) { _ in }) == (expected.error == nil ? 0 : nil))
+            }
+        }
+    }
+
     /// The buffer holds the element being read plus at most a chunk, never the file.
     @Test func memoryIsBoundedByTheLargestElementPlusAChunk() throws {
         let folder = JSONScratchFolder()
@@ -135,5 +164,23 @@ struct JSONReaderStreamTests {
         #expect(throws: expected) { try JSONReader().read(bytes) }
         let deep = Array(("[" + String(repeating: "[", count: 600)).utf8)
         #expect(readAll(try folder.stream(deep, chunkSize: 16)).error == JSONError(.nestingTooDeep(limit: 512), offset: 512))
+    }
+}
+
+/// Reads `stream` in runs of `length` elements, checking each run's count and indices.
+private func readInRuns(_ stream: JSONArrayStream, of length: Int) -> (elements: [JSONValue], error: JSONError?) {
+    var elements: [JSONValue] = []
+    do {
+        while true {
+            let before = elements.count
+            let read = try stream.next(upTo: length) { index, value in
+                precondition(index == elements.count, "indices count up from 0")
+                elements.append(value)
+            }
+            precondition(read == elements.count - before && read <= length, "a run counts what it handed over")
+            if read == 0 { return (elements, nil) }
+        }
+    } catch {
+        return (elements, error)
     }
 }
