@@ -129,17 +129,27 @@ struct DirectImporter {
     /// Whether every record of `records` can be imported here: an object whose
     /// relationships are absent, or to-one ones given a bare key, null or `{}`.
     func accepts(_ records: [ImportRecord]) -> Bool {
-        var places = MemberPlaces(mapping.relationships.map(\.keyPaths))
+        var places = acceptPlaces()
         for record in records {
-            guard case .object(let object) = record.value else { return false }
-            for (index, byKey) in relationships.enumerated() {
-                guard case .found(let value, _) = places.member(index, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
-                guard byKey != nil else { return false }
-                switch value {
-                case .array: return false
-                case .object(let nested) where !nested.isEmpty: return false
-                default: continue
-                }
+            guard case .object(let object) = record.value, accepts(object, places: &places) else { return false }
+        }
+        return true
+    }
+
+    /// Where ``accepts(_:)`` looks: each relationship's key paths.
+    private func acceptPlaces() -> MemberPlaces {
+        MemberPlaces(mapping.relationships.map(\.keyPaths))
+    }
+
+    /// ``accepts(_:)`` for one record's object.
+    private func accepts(_ object: some JSONMembers, places: inout MemberPlaces) -> Bool {
+        for (index, byKey) in relationships.enumerated() {
+            guard case .found(let value, _) = places.member(index, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
+            guard byKey != nil else { return false }
+            switch value {
+            case .array: return false
+            case .object(let nested) where !nested.isEmpty: return false
+            default: continue
             }
         }
         return true
@@ -256,6 +266,7 @@ struct DirectImporter {
         }
 
         fileprivate var records: [Record] = []
+        var recordCount: Int { records.count }
         /// Every key the batch names, by entity (``collectKeys(_:)``).
         fileprivate(set) var keys: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
         fileprivate var attributes: [(position: Int, value: AttributeValue)] = []
@@ -280,20 +291,16 @@ struct DirectImporter {
     /// Converts every record of a batch that ``accepts(_:)`` (the records' JSON is not
     /// needed after this).
     func plan(_ records: [ImportRecord]) -> PlannedBatch {
-        var planned = PlannedBatch()
-        planned.records.reserveCapacity(records.count)
-        planned.attributes.reserveCapacity(records.count * mapping.attributes.count)
-        planned.targets.reserveCapacity(records.count * byKeys.count)
-        var places = MemberPlaces([mapping.key?.keyPaths ?? []] + mapping.attributes.map(\.keyPaths) + byKeys.map(\.mapping.keyPaths))
+        var planned = emptyPlan(records: records.count)
+        var places = planPlaces()
         for record in records {
-            let (attributeStart, targetStart) = (planned.attributes.count, planned.targets.count)
-            do throws(ImportError) {
-                planned.records.append(.planned(try plan(record, into: &planned, places: &places)))
-            } catch {
-                planned.attributes.removeSubrange(attributeStart...)
-                planned.targets.removeSubrange(targetStart...)
-                planned.records.append(.failed(error))
+            guard case .object(let object) = record.value else {
+                planned.records.append(.failed(ImportError(
+                    entity: entityName, recordIndex: record.index, reason: .shape("a record must be a JSON object, not \(record.value.kindName)")
+                )))
+                continue
             }
+            appendPlan(of: object, index: record.index, to: &planned, places: &places)
         }
         // From the converted records: converting every key a second time to look it up was
         // a fifth of planning.
@@ -301,17 +308,64 @@ struct DirectImporter {
         return planned
     }
 
-    /// Plans `record`, its values appended to `planned`'s arrays. `places` has the key's
-    /// paths first, then each attribute's, then each relationship's in `byKeys`.
-    private func plan(_ record: ImportRecord, into planned: inout PlannedBatch, places: inout MemberPlaces) throws(ImportError) -> RecordPlan {
-        guard case .object(let object) = record.value else {
-            throw ImportError(entity: entityName, recordIndex: record.index, reason: .shape("a record must be a JSON object, not \(record.value.kindName)"))
+    /// Plans up to `count` records straight from `stream`'s bytes, as ``accepts(_:)`` and
+    /// ``plan(_:)`` would have them, without building their objects (each an allocation,
+    /// and taking it apart again: a tenth of the reading thread's work). Nil, with the
+    /// stream where it was, when a record is one ``accepts(_:)`` refuses, or the stream
+    /// cannot be read so (``JSONArrayStream/next(upTo:inPlace:built:)``): read the batch
+    /// as records then. No records planned: the stream is at its end.
+    func plan(from stream: JSONArrayStream, upTo count: Int) throws(JSONError) -> PlannedBatch? {
+        var planned = emptyPlan(records: count)
+        var places = planPlaces()
+        var accepting = acceptPlaces()
+        let read = try stream.next(upTo: count) { index, object in
+            guard accepts(object, places: &accepting) else { return false }
+            appendPlan(of: object, index: index, to: &planned, places: &places)
+            return true
+        } built: { index, value in
+            guard case .object(let object) = value, accepts(object, places: &accepting) else { return false }
+            appendPlan(of: object, index: index, to: &planned, places: &places)
+            return true
         }
+        guard read != nil else { return nil }
+        planned.keys = collectKeys(planned)
+        return planned
+    }
+
+    private func emptyPlan(records count: Int) -> PlannedBatch {
+        var planned = PlannedBatch()
+        planned.records.reserveCapacity(count)
+        planned.attributes.reserveCapacity(count * mapping.attributes.count)
+        planned.targets.reserveCapacity(count * byKeys.count)
+        return planned
+    }
+
+    /// Where planning looks: the key's paths first, then each attribute's, then each
+    /// relationship's in `byKeys`.
+    private func planPlaces() -> MemberPlaces {
+        MemberPlaces([mapping.key?.keyPaths ?? []] + mapping.attributes.map(\.keyPaths) + byKeys.map(\.mapping.keyPaths))
+    }
+
+    /// Plans record `index`, whose object is `object`, into `planned`: converted, or failed
+    /// (leaving nothing in the arrays).
+    private func appendPlan(of object: some JSONMembers, index: Int, to planned: inout PlannedBatch, places: inout MemberPlaces) {
+        let (attributeStart, targetStart) = (planned.attributes.count, planned.targets.count)
+        do throws(ImportError) {
+            planned.records.append(.planned(try plan(object, index: index, into: &planned, places: &places)))
+        } catch {
+            planned.attributes.removeSubrange(attributeStart...)
+            planned.targets.removeSubrange(targetStart...)
+            planned.records.append(.failed(error))
+        }
+    }
+
+    /// Plans one record, its values appended to `planned`'s arrays (see ``planPlaces()``).
+    private func plan(_ object: some JSONMembers, index recordIndex: Int, into planned: inout PlannedBatch, places: inout MemberPlaces) throws(ImportError) -> RecordPlan {
         var key: AttributeValue?
         if let keyMapping = mapping.key {
             let found = places.value(of: 0, in: object, nullAsAbsent: true)
             let isKeyless = if case .absent = found { options.insertsRecordsWithoutKey } else { false }
-            if !isKeyless { key = try Importer.keyValue(found, keyMapping, entity: entityName, index: record.index) }
+            if !isKeyless { key = try Importer.keyValue(found, keyMapping, entity: entityName, index: recordIndex) }
         }
         let attributeStart = planned.attributes.count
         // By index into plain arrays: iterating the mapping's attributes retained and
@@ -324,7 +378,7 @@ struct DirectImporter {
                 do throws(ImportValueError) {
                     planned.attributes.append((attributePlans[index].position, try attributePlans[index].conversion.value(from: value)))
                 } catch {
-                    throw ImportError(entity: entityName, recordIndex: record.index, reason: .conversion(
+                    throw ImportError(entity: entityName, recordIndex: recordIndex, reason: .conversion(
                         attribute: mapping.attributes[index].attribute.name, key: places.keyPath(at: place), value: value.briefText, reason: error.reason
                     ))
                 }
@@ -336,7 +390,7 @@ struct DirectImporter {
             switch value {
             case .null: planned.targets.append((link, nil))
             case .object: continue
-            default: planned.targets.append((link, try Importer.convertKey(value, byKeys[link].targetKey, entity: byKeys[link].destinationName, index: record.index)))
+            default: planned.targets.append((link, try Importer.convertKey(value, byKeys[link].targetKey, entity: byKeys[link].destinationName, index: recordIndex)))
             }
         }
         return RecordPlan(key: key, attributes: attributeStart..<planned.attributes.count, targets: targetStart..<planned.targets.count)

@@ -115,22 +115,11 @@ extension JSONObject {
     /// `nullAsAbsent`).
     func value(at paths: [EntityImportMapping.KeyPath], nullAsAbsent: Bool) -> LookedUp {
         for path in paths {
-            guard let value = value(at: path) else { continue }
+            guard let value = value(atPath: path) else { continue }
             if nullAsAbsent, value == .null { continue }
             return .found(value, keyPath: path.description)
         }
         return .absent
-    }
-
-    private func value(at path: EntityImportMapping.KeyPath) -> JSONValue? {
-        // Most key paths are one name.
-        if path.components.count == 1 { return self[path.components[0]] }
-        var current: JSONValue = .object(self)
-        for component in path.components {
-            guard case .object(let object) = current, let next = object[component] else { return nil }
-            current = next
-        }
-        return current
     }
 }
 

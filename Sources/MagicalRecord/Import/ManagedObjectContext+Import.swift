@@ -66,14 +66,21 @@ extension ManagedObjectContext {
         progress: ((ImportProgress) -> Void)? = nil
     ) throws(MagicalRecordError) -> ImportResult {
         let batchSize = max(1, options.batchSize)
+        let jsonFailure = { (error: JSONError) in MagicalRecordError.importFailed(ImportError(entity: entityName, recordIndex: nil, reason: .json(error))) }
         return try importBatches(entityName: entityName, options: options, progress: progress, bytesRead: { stream.offset }) {
-            () throws(MagicalRecordError) -> [ImportRecord]? in
+            (direct) throws(MagicalRecordError) -> DirectImporter.PlannedBatch? in
+            do throws(JSONError) {
+                return try direct.plan(from: stream, upTo: batchSize)
+            } catch {
+                throw jsonFailure(error)
+            }
+        } nextBatch: { () throws(MagicalRecordError) -> [ImportRecord]? in
             var batch: [ImportRecord] = []
             batch.reserveCapacity(min(batchSize, 65_536))
             do throws(JSONError) {
                 _ = try stream.next(upTo: batchSize) { batch.append(ImportRecord(index: $0.index, value: $0.value)) }
             } catch {
-                throw .importFailed(ImportError(entity: entityName, recordIndex: nil, reason: .json(error)))
+                throw jsonFailure(error)
             }
             return batch.isEmpty ? nil : batch
         }
@@ -83,9 +90,12 @@ extension ManagedObjectContext {
 
     /// Imports the batches `nextBatch` gives until it gives nil, under the context's lock:
     /// in one savepoint (all or nothing), or with `commitsEachBatch` one committed
-    /// transaction per batch.
+    /// transaction per batch. A batch of the import without objects is taken from
+    /// `planBatch` when it gives one (planned straight from the input: no records planned
+    /// when the input is at its end), else from `nextBatch`.
     private func importBatches(
         entityName: String, options: ImportOptions, progress: ((ImportProgress) -> Void)?, bytesRead: () -> Int?,
+        planBatch: (DirectImporter) throws(MagicalRecordError) -> DirectImporter.PlannedBatch? = { _ in nil },
         nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?
     ) throws(MagicalRecordError) -> ImportResult {
         let entity = try importableEntity(entityName)
@@ -113,7 +123,7 @@ extension ManagedObjectContext {
                 ? DirectImporter(context: self, options: options, entity: entity, mappings: importer.mappings) : nil
             let builder = direct.map { AheadBuilder($0, store: stack.store) }
             do throws(MagicalRecordError) {
-                try readingAhead(direct, builder, bytesRead: bytesRead, nextBatch: nextBatch) { (batches) throws(MagicalRecordError) in
+                try readingAhead(direct, builder, bytesRead: bytesRead, planBatch: planBatch, nextBatch: nextBatch) { (batches) throws(MagicalRecordError) in
                     // What the last direct batch committed: a look-up made ahead of it is
                     // brought up to date from this.
                     var previous: ImportCommit?
@@ -166,41 +176,52 @@ extension ManagedObjectContext {
         let bytesRead: Int?
     }
 
-    /// Runs `body` with the batches of `nextBatch` read on another thread, one ahead: the
-    /// next batch's JSON is parsed, and a batch `direct` takes converted and built by
-    /// `builder` (else its keys looked up in the store), while `body` commits the one
-    /// before. `nextBatch` and `bytesRead` run on that thread only, and not after this
-    /// returns.
+    /// Runs `body` with the batches of `nextBatch` (or `planBatch`, see
+    /// ``importBatches(entityName:options:progress:bytesRead:planBatch:nextBatch:)``) read on
+    /// another thread, one ahead: the next batch's JSON is parsed, and a batch `direct`
+    /// takes converted and built by `builder` (else its keys looked up in the store), while
+    /// `body` commits the one before. The batch sources and `bytesRead` run on that thread
+    /// only, and not after this returns.
     private func readingAhead(
-        _ direct: DirectImporter?, _ builder: AheadBuilder?, bytesRead: () -> Int?, nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
+        _ direct: DirectImporter?, _ builder: AheadBuilder?, bytesRead: () -> Int?,
+        planBatch: (DirectImporter) throws(MagicalRecordError) -> DirectImporter.PlannedBatch?,
+        nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
         _ body: (ReadAhead<ReadBatch>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         try withoutActuallyEscaping(nextBatch) { (nextBatch) throws(MagicalRecordError) in
-            try withoutActuallyEscaping(bytesRead) { (bytesRead) throws(MagicalRecordError) in
-                var hasFailed = false
-                let batches = ReadAhead<ReadBatch> {
-                    guard !hasFailed else { return nil }
-                    do throws(MagicalRecordError) {
-                        guard let records = try nextBatch() else { return nil }
-                        let bytes = bytesRead()
-                        guard let direct, direct.accepts(records) else {
-                            // The object path's commit is not one a batch can be built on.
-                            builder?.stop()
-                            return ReadBatch(content: .records(records), count: records.count, bytesRead: bytes)
+            try withoutActuallyEscaping(planBatch) { (planBatch) throws(MagicalRecordError) in
+                try withoutActuallyEscaping(bytesRead) { (bytesRead) throws(MagicalRecordError) in
+                    var hasFailed = false
+                    let batches = ReadAhead<ReadBatch> {
+                        guard !hasFailed else { return nil }
+                        do throws(MagicalRecordError) {
+                            var planned: DirectImporter.PlannedBatch
+                            if let direct, let inPlace = try planBatch(direct) {
+                                guard inPlace.recordCount > 0 else { return nil }
+                                planned = inPlace
+                            } else {
+                                guard let records = try nextBatch() else { return nil }
+                                guard let direct, direct.accepts(records) else {
+                                    // The object path's commit is not one a batch can be built on.
+                                    builder?.stop()
+                                    return ReadBatch(content: .records(records), count: records.count, bytesRead: bytesRead())
+                                }
+                                planned = direct.plan(records)
+                            }
+                            let (count, bytes) = (planned.recordCount, bytesRead())
+                            if let ahead = builder?.build(&planned) {
+                                return ReadBatch(content: .built(ahead), count: count, bytesRead: bytes)
+                            }
+                            if planned.lookup == nil { direct?.lookUpAhead(&planned) }
+                            return ReadBatch(content: .planned(planned), count: count, bytesRead: bytes)
+                        } catch {
+                            hasFailed = true
+                            return ReadBatch(content: .failed(error), count: 0, bytesRead: nil)
                         }
-                        var planned = direct.plan(records)
-                        if let ahead = builder?.build(&planned) {
-                            return ReadBatch(content: .built(ahead), count: records.count, bytesRead: bytes)
-                        }
-                        if planned.lookup == nil { direct.lookUpAhead(&planned) }
-                        return ReadBatch(content: .planned(planned), count: records.count, bytesRead: bytes)
-                    } catch {
-                        hasFailed = true
-                        return ReadBatch(content: .failed(error), count: 0, bytesRead: nil)
                     }
+                    defer { batches.finish() }
+                    try body(batches)
                 }
-                defer { batches.finish() }
-                try body(batches)
             }
         }
     }

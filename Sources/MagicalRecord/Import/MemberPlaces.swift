@@ -43,7 +43,7 @@ struct MemberPlaces {
 
     /// The value of lookup `index` in `object`: that of its first key path present (`null`
     /// counts as present unless `nullAsAbsent`), as `JSONObject.value(at:nullAsAbsent:)`.
-    mutating func member(_ index: Int, in object: JSONObject, nullAsAbsent: Bool) -> Found {
+    mutating func member(_ index: Int, in object: some JSONMembers, nullAsAbsent: Bool) -> Found {
         if object.names !== names { resolve(for: object.names) }
         for place in starts[index]..<starts[index + 1] {
             let value: JSONValue
@@ -51,7 +51,7 @@ struct MemberPlaces {
             case .member(let position): value = object.value(atMember: position)
             case .absent: continue
             case .nested:
-                guard case .found(let found, _) = object.value(at: [paths[place]], nullAsAbsent: false) else { continue }
+                guard let found = object.value(atPath: paths[place]) else { continue }
                 value = found
             }
             if nullAsAbsent, case .null = value { continue }
@@ -61,7 +61,7 @@ struct MemberPlaces {
     }
 
     /// ``member(_:in:nullAsAbsent:)`` with the key path named.
-    mutating func value(of index: Int, in object: JSONObject, nullAsAbsent: Bool) -> LookedUp {
+    mutating func value(of index: Int, in object: some JSONMembers, nullAsAbsent: Bool) -> LookedUp {
         guard case .found(let value, let place) = member(index, in: object, nullAsAbsent: nullAsAbsent) else { return .absent }
         return .found(value, keyPath: keyPath(at: place))
     }

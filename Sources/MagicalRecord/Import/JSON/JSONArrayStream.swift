@@ -135,12 +135,56 @@ public final class JSONArrayStream {
         do {
             while read < count {
                 if case .data = source, let isFirst = state.readsAnElement {
-                    read += try readElementsInPlace(upTo: count - read, isFirst: isFirst, body)
+                    read += try readInOnePass(upTo: count - read, isFirst: isFirst, readsInPlace: false, inPlace: { _, _ in true }) { index, value in
+                        body((index, value))
+                        return true
+                    }.read
                     continue
                 }
                 guard let element = try step() else { break }
                 body(element)
                 read += 1
+            }
+        } catch {
+            state = .failed(error)
+            release()
+            throw error
+        }
+        return read
+    }
+
+    /// ``next(upTo:_:)`` for an import that plans records straight from the bytes: an object
+    /// whose member names repeat those of an object read before (the records of an array)
+    /// goes to `inPlace` unbuilt, valid during the call only; any other element goes to
+    /// `built`. Either returns false to give the run up: the stream is then back where this
+    /// call found it (the elements can be read again as values), and nil is returned. Nil
+    /// at once, too, where the elements could not be read again: from a file (its bytes
+    /// are dropped as they are read), and for a top-level object.
+    func next(
+        upTo count: Int, inPlace: (Int, JSONObjectView) -> Bool, built: (Int, JSONValue) -> Bool
+    ) throws(JSONError) -> Int? {
+        guard case .data = source else { return nil }
+        let start = (offset: offset, nextIndex: nextIndex, state: state)
+        var read = 0
+        do {
+            while read < count {
+                if let isFirst = state.readsAnElement {
+                    let run = try readInOnePass(upTo: count - read, isFirst: isFirst, readsInPlace: true, inPlace: inPlace, built: built)
+                    read += run.read
+                    if run.gaveUp {
+                        (offset, nextIndex, state) = start
+                        return nil
+                    }
+                } else if case .start = state {
+                    guard try openTopLevelArray() else {
+                        (offset, nextIndex, state) = start
+                        return nil
+                    }
+                } else {
+                    // At the end (or failed): the checks `next()` makes there.
+                    _ = try step()
+                    break
+                }
             }
         } catch {
             state = .failed(error)
@@ -166,23 +210,11 @@ public final class JSONArrayStream {
             case .finished:
                 return nil
             case .start:
-                try fill(.firstNonWhitespace)
-                let first = try withParser { parser throws(JSONError) in
-                    parser.skipWhitespace()
-                    guard parser.position < parser.input.count,
-                        [UInt8(ascii: "["), UInt8(ascii: "{")].contains(parser.input[parser.position])
-                    else { throw parser.unexpected(.arrayOrObject) }
-                    return parser.input[parser.position]
-                }
-                if first == UInt8(ascii: "{") {
-                    try fill(.element(isFirst: true))
-                    let object = try withParser { parser throws(JSONError) in try parser.parseValue(depth: 0) }
-                    state = .endOfInput
-                    return yield(object)
-                }
-                guard parser.maximumDepth > 0 else { throw JSONError(.nestingTooDeep(limit: parser.maximumDepth), offset: offset) }
-                offset += 1
-                state = .firstElement
+                guard try !openTopLevelArray() else { continue }
+                try fill(.element(isFirst: true))
+                let object = try withParser { parser throws(JSONError) in try parser.parseValue(depth: 0) }
+                state = .endOfInput
+                return yield(object)
             case .firstElement, .nextElement:
                 let isFirst = if case .firstElement = state { true } else { false }
                 try fill(.element(isFirst: isFirst))
@@ -210,12 +242,35 @@ public final class JSONArrayStream {
         }
     }
 
-    /// Parses elements of an in-memory document until `count` of them or the array's end;
-    /// returns how many it handed to `body`.
-    private func readElementsInPlace(upTo count: Int, isFirst: Bool, _ body: (Element) -> Void) throws(JSONError) -> Int {
+    /// At the start: reads up to the top-level value, and past its `[` when it is an array
+    /// (true); a top-level object is left to be read as the one element (false).
+    private func openTopLevelArray() throws(JSONError) -> Bool {
+        try fill(.firstNonWhitespace)
+        let first = try withParser { parser throws(JSONError) in
+            parser.skipWhitespace()
+            guard parser.position < parser.input.count,
+                [UInt8(ascii: "["), UInt8(ascii: "{")].contains(parser.input[parser.position])
+            else { throw parser.unexpected(.arrayOrObject) }
+            return parser.input[parser.position]
+        }
+        guard first == UInt8(ascii: "[") else { return false }
+        guard parser.maximumDepth > 0 else { throw JSONError(.nestingTooDeep(limit: parser.maximumDepth), offset: offset) }
+        offset += 1
+        state = .firstElement
+        return true
+    }
+
+    /// Parses elements of an in-memory document until `count` of them, the array's end, or
+    /// an element `inPlace` or `built` (see ``next(upTo:inPlace:built:)``) gives up at;
+    /// returns how many they took, and whether one gave up (the stream is then past it).
+    /// Unless `readsInPlace`, every element is built.
+    private func readInOnePass(
+        upTo count: Int, isFirst: Bool, readsInPlace: Bool, inPlace: (Int, JSONObjectView) -> Bool, built: (Int, JSONValue) -> Bool
+    ) throws(JSONError) -> (read: Int, gaveUp: Bool) {
         let firstIndex = nextIndex
         var read = 0
         var reachedEnd = false
+        var gaveUp = false
         defer {
             nextIndex = firstIndex + read
             if reachedEnd { state = .endOfInput } else if read > 0 { state = .nextElement }
@@ -226,11 +281,21 @@ public final class JSONArrayStream {
                     reachedEnd = true
                     return
                 }
-                body((firstIndex + read, try parser.parseValue(depth: 1)))
+                let index = firstIndex + read
+                var taken = true
+                if readsInPlace {
+                    if let value = try parser.parseValue(depth: 1, inPlace: { taken = inPlace(index, $0) }) { taken = built(index, value) }
+                } else {
+                    taken = built(index, try parser.parseValue(depth: 1))
+                }
+                guard taken else {
+                    gaveUp = true
+                    return
+                }
                 read += 1
             }
         }
-        return read
+        return (read, gaveUp)
     }
 
     private func yield(_ value: JSONValue) -> Element {

@@ -76,6 +76,19 @@ struct JSONParser: ~Copyable {
     /// Reads one value at `position` (after any whitespace) and stops right after it.
     /// `depth` is the number of containers already open around it.
     mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
+        // Never nil: not reading in place, every value is built.
+        try parse(depth: depth, readsInPlace: false) { _ in } ?? .null
+    }
+
+    /// ``parseValue(depth:)``, except that an object whose member names are those of an
+    /// object read before (the records of an array, as a rule) is not built: `inPlace`
+    /// gets its members where they lie, valid during the call only, and nil is returned.
+    /// Building a record's object was an allocation, and taking it apart again, per record.
+    mutating func parseValue(depth: Int, inPlace: (JSONObjectView) -> Void) throws(JSONError) -> JSONValue? {
+        try parse(depth: depth, readsInPlace: true, inPlace)
+    }
+
+    private mutating func parse(depth: Int, readsInPlace: Bool, _ inPlace: (JSONObjectView) -> Void) throws(JSONError) -> JSONValue? {
         frames.removeAll(keepingCapacity: true)
         values.removeAll()
         names.removeAll()
@@ -115,6 +128,13 @@ struct JSONParser: ~Copyable {
                 values.push(value)
                 if frame.isObject {
                     if try continueObject() { continue parsing }
+                    if readsInPlace, frames.count == 1, let shared = sharedNames(closing: frame) {
+                        inPlace(JSONObjectView(names: shared, values: values.elements(from: frame.valuesStart)))
+                        values.drop(from: frame.valuesStart)
+                        names.drop(from: frame.namesStart)
+                        frames.removeLast()
+                        return nil
+                    }
                     value = .object(closeObject(frame))
                 } else {
                     if try continueArray() { continue parsing }
@@ -257,16 +277,8 @@ struct JSONParser: ~Copyable {
 
     /// Builds the object from its members, last value winning for a repeated name.
     private mutating func closeObject(_ frame: Frame) -> JSONObject {
-        let count = names.count - frame.namesStart
-        let shared = if count > 0, frame.expectation == expectation, frame.namesMatched == count, count == expected.count,
-                        let first = recentNames.first {
-            // Every name matched the expected list in place, in order: they are its names.
-            first
-        } else {
-            sharedNames(names.elements(from: frame.namesStart))
-        }
         let memberNames: JSONMemberNames
-        if let shared {
+        if let shared = sharedNames(closing: frame) {
             names.drop(from: frame.namesStart)
             memberNames = shared
         } else {
@@ -285,6 +297,17 @@ struct JSONParser: ~Copyable {
     }
 
     private static let recentNamesKept = 4
+
+    /// The names of an object read before, when the closing object's member names
+    /// (`frame`'s) are those, in order.
+    private mutating func sharedNames(closing frame: Frame) -> JSONMemberNames? {
+        let count = names.count - frame.namesStart
+        if count > 0, frame.expectation == expectation, frame.namesMatched == count, count == expected.count, let first = recentNames.first {
+            // Every name matched the expected list in place, in order: they are its names.
+            return first
+        }
+        return sharedNames(names.elements(from: frame.namesStart))
+    }
 
     /// Recently read names equal to `order`, moved to the front.
     private mutating func sharedNames(_ order: UnsafeBufferPointer<String>) -> JSONMemberNames? {

@@ -110,6 +110,72 @@ struct JSONReaderStreamTests {
         }
     }
 
+    /// Read in place (`next(upTo:inPlace:built:)`), an object whose names repeat the
+    /// object before's comes unbuilt, with the members the built one has; every other
+    /// element comes built. Giving up puts the stream back where the run began; files and a
+    /// top-level object are not read so (nil), and errors are those of reading one at a time.
+    @Test func objectsReadInPlaceMatchBuiltOnes() throws {
+        var random = RandomJSON(seed: 0x504C_4143)
+        for round in 0..<(60 * testScale) {
+            // Records of a few shapes, so that names repeat, among other values.
+            let shapes: [[String]] = [["id", "name"], ["id", "name", "tags"], ["a"]]
+            let elements: [JSONValue] = (0..<Int.random(in: 0...12, using: &random.random)).map { _ in
+                guard Int.random(in: 0..<5, using: &random.random) > 0 else { return random.value(depth: 2) }
+                let shape = shapes[Int.random(in: 0..<shapes.count, using: &random.random)]
+                return .object(JSONObject(shape.map { ($0, random.value(depth: 1)) }))
+            }
+            var bytes = Array(JSONTestWriter.compact(.array(elements)).utf8)
+            if round % 5 == 0, !bytes.isEmpty { bytes[Int.random(in: 0..<bytes.count, using: &random.random)] = UInt8(ascii: "#") }
+            let expected = readAll(JSONArrayStream(data: Data(bytes)))
+            let stream = JSONArrayStream(data: Data(bytes))
+            var read: [JSONValue] = []
+            let giveUpAt = round % 3 == 0 ? Int.random(in: 0...12, using: &random.random) : nil
+            var failure: JSONError?
+            do {
+                while true {
+                    let before = read.count
+                    let run = try stream.next(upTo: Int.random(in: 1...5, using: &random.random)) { index, object in
+                        guard index != giveUpAt else { return false }
+                        #expect(index == read.count)
+                        read.append(.object(JSONObject(names: object.names, values: Array(object.values))))
+                        return true
+                    } built: { index, value in
+                        guard index != giveUpAt else { return false }
+                        #expect(index == read.count)
+                        read.append(value)
+                        return true
+                    }
+                    guard let run else {
+                        // Given up: the run's elements are read again, one at a time.
+                        read.removeSubrange(before...)
+                        while let (index, value) = try stream.next() {
+                            #expect(index == read.count)
+                            read.append(value)
+                        }
+                        break
+                    }
+                    if run == 0 { break }
+                }
+            } catch {
+                failure = error
+            }
+            #expect(read == expected.elements, "round \(round)")
+            #expect(failure == expected.error, "round \(round)")
+        }
+        var inPlace: [Int] = []
+        let records = JSONArrayStream(data: Data(#"[{"a": 1, "b": [2]}, {"a": 3, "b": []}, 4, {"a": 5, "b": {}}]"#.utf8))
+        #expect(try records.next(upTo: 10, inPlace: { index, object in
+            inPlace.append(index)
+            return object.names.names == ["a", "b"] && object.values.count == 2
+        }, built: { _, _ in true }) == 4)
+        #expect(inPlace == [1, 3], "the first object is built, and names its members for those after it")
+        let folder = JSONScratchFolder()
+        #expect(try folder.stream(Array("[1, 2]".utf8), chunkSize: 4).next(upTo: 2, inPlace: { _, _ in true }, built: { _, _ in true }) == nil)
+        let object = JSONArrayStream(data: Data(#"{"a": 1}"#.utf8))
+        #expect(try object.next(upTo: 2, inPlace: { _, _ in true }, built: { _, _ in true }) == nil)
+        #expect(try object.next()?.value == ["a": 1])
+    }
+
     /// The buffer holds the element being read plus at most a chunk, never the file.
     @Test func memoryIsBoundedByTheLargestElementPlusAChunk() throws {
         let folder = JSONScratchFolder()
