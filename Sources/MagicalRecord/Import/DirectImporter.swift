@@ -26,7 +26,7 @@ struct DirectImporter {
     private let attributePlans: [AttributePlan]
     /// The entities whose keys a batch looks up: `entity` first, then the links'
     /// destinations, each once; a batch keeps a table of keys for each, by place here.
-    private let tableNames: [String]
+    private let tableEntities: [Entity]
 
     /// An attribute of `mapping` as planning a record converts it.
     private struct AttributePlan {
@@ -36,10 +36,11 @@ struct DirectImporter {
         let conversion: ImportConversion
     }
 
-    /// A relationship of `byKeys` as a batch's build links it.
+    /// A relationship of `byKeys` as a batch's build links it. Plain values: a link's
+    /// destination entity, retained for every record, is an object the committing thread
+    /// retains too, and its count bounced between the cores.
     private struct Link {
-        let destination: Entity
-        /// `destination`'s place in `tableNames`.
+        /// The destination's place in `tableEntities`.
         let table: Int
         let keyPosition: Int
         let position: Int
@@ -93,16 +94,15 @@ struct DirectImporter {
                 conversion: attribute.conversion
             )
         }
-        var tableNames = [entity.name]
+        var tableEntities = [entity]
         links = byKeys.map { byKey in
-            let table = tableNames.firstIndex(of: byKey.destinationName) ?? tableNames.count
-            if table == tableNames.count { tableNames.append(byKey.destinationName) }
+            let table = tableEntities.firstIndex { $0.name == byKey.destinationName } ?? tableEntities.count
+            if table == tableEntities.count { tableEntities.append(byKey.destination) }
             return Link(
-                destination: byKey.destination, table: table,
-                keyPosition: byKey.targetKey.position, position: byKey.mapping.position, inversePosition: byKey.inverse?.position
+                table: table, keyPosition: byKey.targetKey.position, position: byKey.mapping.position, inversePosition: byKey.inverse?.position
             )
         }
-        self.tableNames = tableNames
+        self.tableEntities = tableEntities
     }
 
     private static func isFoundByIndexedKey(_ entity: Entity) -> Bool {
@@ -189,7 +189,7 @@ struct DirectImporter {
     /// builds batches while the committing thread commits the one before).
     func build(_ planned: PlannedBatch, on lookup: ImportKeyLookup) throws(MagicalRecordError) -> BuiltBatch {
         var result = ImportResult()
-        var batch = DirectBatch(lookup, tableNames: tableNames, store: context.stack.store, capacity: planned.records.count)
+        var batch = DirectBatch(lookup, tableEntities: tableEntities, store: context.stack.store, capacity: planned.records.count)
         result.recordsRead = planned.records.count
         for record in planned.records {
             switch record {
@@ -201,12 +201,18 @@ struct DirectImporter {
         }
         let changes = batch.changes(counting: &result)
         var failures: [ValidationFailure] = []
-        // A batch's states come entity by entity: the name is hashed once per run of them.
-        var entity: Entity?
-        for state in changes.upserts {
-            if entity?.name != state.id.entityName { entity = model.entity(named: state.id.entityName) }
-            guard let entity else { continue }
-            failures += SaveValidation.failures(of: state, entity: entity)
+        // A batch's states come entity by entity: the name is hashed, and the entity
+        // bound, once per run of them (binding it per state retained it each time).
+        let upserts = changes.upserts
+        var start = 0
+        while start < upserts.count {
+            let name = upserts[start].id.entityName
+            var end = start + 1
+            while end < upserts.count, upserts[end].id.entityName == name { end += 1 }
+            if let entity = model.entity(named: name) {
+                for index in start..<end { failures += SaveValidation.failures(of: upserts[index], entity: entity) }
+            }
+            start = end
         }
         guard failures.isEmpty else { throw .validation(failures) }
         return BuiltBatch(changes: changes, commit: batch.commit(), result: result)
@@ -397,13 +403,13 @@ struct DirectImporter {
     }
 
     private func apply(_ plan: RecordPlan, of planned: PlannedBatch, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
-        let index = batch.object(of: entity, table: 0, keyedBy: keyPosition, key: plan.key, result: &result)
+        let index = batch.object(table: 0, keyedBy: keyPosition, key: plan.key, result: &result)
         // By index, not over slices: a slice retained the batch's array for every record.
         batch.setAttributes(of: index, planned.attributes, plan.attributes)
         for place in plan.targets {
             let link = links[planned.targets[place].link]
             let target = planned.targets[place].key.map {
-                batch.object(of: link.destination, table: link.table, keyedBy: link.keyPosition, key: $0, result: &result)
+                batch.object(table: link.table, keyedBy: link.keyPosition, key: $0, result: &result)
             }
             batch.link(index, link.position, to: target, inversePosition: link.inversePosition)
         }
@@ -439,9 +445,9 @@ private struct DirectBatch {
     let store: ObjectStore
     /// The commit the look-up holds for.
     let transactionID: UInt64
-    /// Names of the entities of `known`'s tables, by place.
-    let tableNames: [String]
-    /// Per entity of `tableNames`: by key, the object found in the store or made in this
+    /// The entities of `known`'s tables, by place.
+    let tableEntities: [Entity]
+    /// Per entity of `tableEntities`: by key, the object found in the store or made in this
     /// batch, or that the store lacks the key. By place, not by name: a record probes two
     /// tables, and hashing the names cost as much as the probes.
     var known: [ImportKeyLookup.KeyTable]
@@ -464,23 +470,23 @@ private struct DirectBatch {
     /// `capacity`: the batch's records. Its tables are made that large at once, with room
     /// for some targets: growing them rehashed every entry again and again, and an array
     /// one entry too small doubled.
-    init(_ lookup: ImportKeyLookup, tableNames: [String], store: ObjectStore, capacity: Int) {
+    init(_ lookup: ImportKeyLookup, tableEntities: [Entity], store: ObjectStore, capacity: Int) {
         self.store = store
-        self.tableNames = tableNames
+        self.tableEntities = tableEntities
         transactionID = lookup.transactionID
         var tables: [String: ImportKeyLookup.KeyTable]
         (tables, stored) = lookup.take()
-        known = tableNames.map { tables.removeValue(forKey: $0) ?? [:] }
+        known = tableEntities.map { tables.removeValue(forKey: $0.name) ?? [:] }
         let withTargets = capacity + capacity / 16 + 64
         tableCapacity = withTargets
         entries.reserveCapacity(withTargets)
         positions.reserveCapacity(withTargets)
     }
 
-    /// The place in `entries` of the object of `entity` with `key` (found, or made earlier
-    /// in the batch), else of a new one. `table`: the entity's place in `known`;
+    /// The place in `entries` of the object with `key` of the entity at `table` in
+    /// `tableEntities` (found, or made earlier in the batch), else of a new one.
     /// `keyPosition`: the key attribute's position.
-    mutating func object(of entity: Entity, table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
+    mutating func object(table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
         // One probe finds the key's answer; a new object is recorded in its place.
         let slot = key.flatMap { known[table].slot(forKey: $0) }
         var hasAbsentKey = false
@@ -495,6 +501,7 @@ private struct DirectBatch {
                 hasAbsentKey = keyPosition != nil
             }
         }
+        let entity = tableEntities[table]
         let id = ObjectID(entityName: entity.name, number: store.allocateNumber())
         var state = ObjectState(id: id, entity: entity)
         if let position = keyPosition, let key {
@@ -615,7 +622,7 @@ extension DirectBatch {
     /// look-up: the batch's tables, handed over.
     consuming func commit() -> ImportCommit {
         ImportCommit(
-            before: transactionID, known: Dictionary(uniqueKeysWithValues: zip(tableNames, known)), positions: positions,
+            before: transactionID, known: Dictionary(uniqueKeysWithValues: zip(tableEntities.map(\.name), known)), positions: positions,
             writtenAt: writtenAt, removalOwners: Set(removals.map(\.owner))
         )
     }
