@@ -6,7 +6,10 @@ enum SaveValidation {
         objects.filter { !$0.isDeletedInContext }.flatMap { failures(of: $0.state, entity: $0.entity) }
     }
 
-    /// Failures of one object's state about to be saved.
+    /// Failures of one object's state about to be saved. Inlined: called on an array's
+    /// element (a direct import batch's states), an opaque call took a copy of the state,
+    /// retaining its arrays, for every object.
+    @inline(__always)
     static func failures(of state: ObjectState, entity: Entity) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         let id = state.id

@@ -488,10 +488,12 @@ private struct DirectBatch {
     /// `keyPosition`: the key attribute's position.
     mutating func object(table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
         // One probe finds the key's answer; a new object is recorded in its place.
-        let slot = key.flatMap { known[table].slot(forKey: $0) }
+        var found: (slot: Int, answer: IndexedKey)?
+        if let key { found = known[table].slotAndAnswer(forKey: key) }
+        let slot = found?.slot
         var hasAbsentKey = false
-        if let slot {
-            switch known[table][slot: slot] {
+        if let found {
+            switch found.answer {
             case .object(let id):
                 if let index = touch(id) {
                     if entries[index].isStored { entries[index].isFound = true }

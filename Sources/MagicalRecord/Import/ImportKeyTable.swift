@@ -82,6 +82,14 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         return index
     }
 
+    /// ``slot(forKey:)`` and the answer there, for a table held in an array: `mutating`
+    /// (though it changes nothing) so the table is read in place, where a non-mutating
+    /// call on `tables[index]` copied it, retaining its four arrays, at every probe.
+    mutating func slotAndAnswer(forKey key: AttributeValue) -> (slot: Int, answer: IndexedKey)? {
+        guard case (let index, true) = place(of: key) else { return nil }
+        return (index, values[index])
+    }
+
     /// The answer in `slot` (from ``slot(forKey:)``, with no insertion or removal since).
     subscript(slot slot: Int) -> IndexedKey {
         get { values[slot] }

@@ -6,7 +6,8 @@ import Foundation
 /// Arbitrary bytes, read strictly and leniently (trailing commas, depth 8): the reader
 /// throws an error located inside the input, or reads a value that reads back equal once
 /// written; and a stream over the same bytes, from memory and from a pipe in small chunks,
-/// gives the same elements or the same error as reading the whole document.
+/// gives the same elements or the same error as reading the whole document, as does one
+/// read in runs with objects in place (as an import plans records), giving up now and then.
 func fuzzJSONReader(_ bytes: UnsafeRawBufferPointer) {
     let size = bytes.count
     for reader in [JSONReader(), JSONReader(allowsTrailingCommas: true, maximumDepth: 8)] {
@@ -26,7 +27,7 @@ func fuzzJSONReader(_ bytes: UnsafeRawBufferPointer) {
             expected = streamOutcome(of: bytes, whole: .failure(error))
         }
         let fromData = readAll(JSONArrayStream(data: Data(bytes), reader: reader))
-        var streams = [fromData]
+        var streams = [fromData, readInPlace(JSONArrayStream(data: Data(bytes), reader: reader), run: 1 + size % 7)]
         // Chunks of 1 to 61 bytes by input size: every split point gets tried across the
         // corpus, at a fifth of the read calls of chunks under 8 bytes.
         if size <= 60_000 { streams.append(readAll(pipeStream(bytes, chunkSize: 1 + size % 61, reader: reader))) }
@@ -62,6 +63,43 @@ private func readAll(_ stream: JSONArrayStream) -> (elements: [JSONValue], error
         }
         // Finished streams stay finished.
         precondition((try? stream.next()) == nil, "a value after the end")
+        return (elements, nil)
+    } catch {
+        return (elements, error)
+    }
+}
+
+/// `stream` read in runs of `run` elements, objects whose names repeat taken in place and
+/// rebuilt; every fifth element given up at once (the run is read again one at a time).
+private func readInPlace(_ stream: JSONArrayStream, run: Int) -> (elements: [JSONValue], error: JSONError?) {
+    var elements: [JSONValue] = []
+    var gaveUp: Set<Int> = []
+    do {
+        while true {
+            let before = elements.count
+            let take = { (index: Int, value: JSONValue) -> Bool in
+                precondition(index == elements.count, "indices count up from 0")
+                guard index % 5 != 4 || gaveUp.contains(index) else {
+                    gaveUp.insert(index)
+                    return false
+                }
+                elements.append(value)
+                return true
+            }
+            let read = try stream.next(upTo: run) { index, object in
+                take(index, .object(JSONObject(names: object.names, values: Array(object.values))))
+            } built: { index, value in
+                take(index, value)
+            }
+            guard let read else {
+                elements.removeSubrange(before...)
+                guard let (index, value) = try stream.next() else { break }
+                precondition(index == elements.count, "a run given up starts again where it began")
+                elements.append(value)
+                continue
+            }
+            if read == 0 { break }
+        }
         return (elements, nil)
     } catch {
         return (elements, error)
