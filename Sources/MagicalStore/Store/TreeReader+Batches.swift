@@ -6,14 +6,9 @@ extension TreeReader {
     /// a batch of keys.
     public func getEach(_ keys: EntryBatch, _ body: (_ index: Int, _ value: UnsafeRawBufferPointer?) throws -> Void) throws {
         try keys.withEntries { keys in
+            // An empty tree (a first import's) has none of them.
             guard case .page(let rootOffset) = root else {
-                for index in 0..<keys.count {
-                    guard let value = try get(Array(keys.key(index))) else {
-                        try body(index, nil)
-                        continue
-                    }
-                    try value.withUnsafeBytes { try body(index, $0) }
-                }
+                for index in 0..<keys.count { try body(index, nil) }
                 return
             }
             var window = LeafWindow(root: rootOffset, reader: reader)
@@ -37,10 +32,8 @@ extension TreeReader {
         prefixes: EntryBatch, _ body: (_ index: Int, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Void
     ) throws {
         try prefixes.withEntries { prefixes in
-            guard case .page(let rootOffset) = root else {
-                for index in 0..<prefixes.count { try scanWithCursor(Array(prefixes.key(index)), after: nil, index: index, body) }
-                return
-            }
+            // An empty tree (a first import's) has no entries: a cursor per prefix found so.
+            guard case .page(let rootOffset) = root else { return }
             var window = LeafWindow(root: rootOffset, reader: reader)
             for index in 0..<prefixes.count {
                 let prefix = prefixes.key(index)
@@ -61,8 +54,12 @@ extension TreeReader {
                     // Copied only here: matches that end inside the leaf need no key.
                     return .some(position > first ? page.key(at: position - 1) : nil)
                 }()
-                // The leaf ended while matching (or before the first match): the cursor goes on.
-                if case .some(let last) = unfinished { try scanWithCursor(Array(prefix), after: last, index: index, body) }
+                // The leaf ended while matching (or before the first match): the cursor goes
+                // on, unless no later leaf can hold a match (a key past every stored one,
+                // such as an import's new, higher ids, lands in the last leaf).
+                if case .some(let last) = unfinished, window.laterLeavesMayStart(with: prefix) {
+                    try scanWithCursor(Array(prefix), after: last, index: index, body)
+                }
             }
         }
     }
@@ -85,6 +82,9 @@ private struct LeafWindow {
     let root: UInt64
     let reader: SnapshotReader
     private var current: PageNode?
+    /// The separator bounding `current`'s subtree on the right (every key of a later leaf
+    /// is at least it), as a branch page and its index; nil for the tree's last leaf.
+    private var upperBound: (branch: PageNode, index: Int)?
 
     init(root: UInt64, reader: SnapshotReader) {
         self.root = root
@@ -97,8 +97,24 @@ private struct LeafWindow {
         if let current, current.compareKey(at: 0, with: key) <= 0, current.compareKey(at: current.count - 1, with: key) >= 0 {
             return current
         }
-        let page = try leafPage(for: key, root: root, reader: reader)
+        var page = try reader.page(at: root)
+        upperBound = nil
+        while !page.isLeaf {
+            let child = page.childIndex(for: key)
+            // The innermost separator to the right is the tightest bound.
+            if child < page.children.count - 1 { upperBound = (page, child) }
+            page = try reader.page(at: page.children[child])
+        }
         current = page
         return page
+    }
+
+    /// Whether a leaf after the current one may hold a key starting with `prefix`: keys
+    /// with a prefix lie together, so not when the leaves after begin at a key past them
+    /// (one that does not start with it; every later key is past `prefix`'s range then),
+    /// nor when there is no leaf after.
+    func laterLeavesMayStart(with prefix: UnsafeRawBufferPointer) -> Bool {
+        guard let upperBound else { return false }
+        return upperBound.branch.withKey(at: upperBound.index) { $0.starts(with: prefix) }
     }
 }
