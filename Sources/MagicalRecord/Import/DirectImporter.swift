@@ -324,14 +324,16 @@ struct DirectImporter {
         var planned = emptyPlan(records: count)
         var places = planPlaces()
         var accepting = acceptPlaces()
-        let read = try stream.next(upTo: count) { index, object in
+        func take(_ object: some JSONMembers, index: Int) -> Bool {
             guard accepts(object, places: &accepting) else { return false }
             appendPlan(of: object, index: index, to: &planned, places: &places)
             return true
+        }
+        let read = try stream.next(upTo: count) { index, object in
+            take(object, index: index)
         } built: { index, value in
-            guard case .object(let object) = value, accepts(object, places: &accepting) else { return false }
-            appendPlan(of: object, index: index, to: &planned, places: &places)
-            return true
+            guard case .object(let object) = value else { return false }
+            return take(object, index: index)
         }
         guard read != nil else { return nil }
         planned.keys = collectKeys(planned)

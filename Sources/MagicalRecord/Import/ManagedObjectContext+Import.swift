@@ -95,8 +95,7 @@ extension ManagedObjectContext {
     /// when the input is at its end), else from `nextBatch`.
     private func importBatches(
         entityName: String, options: ImportOptions, progress: ((ImportProgress) -> Void)?, bytesRead: () -> Int?,
-        planBatch: (DirectImporter) throws(MagicalRecordError) -> DirectImporter.PlannedBatch? = { _ in nil },
-        nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?
+        planBatch: PlanBatch? = nil, nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?
     ) throws(MagicalRecordError) -> ImportResult {
         let entity = try importableEntity(entityName)
         if options.commitsEachBatch {
@@ -176,6 +175,10 @@ extension ManagedObjectContext {
         let bytesRead: Int?
     }
 
+    /// Plans the next batch straight from the input for the import without objects (see
+    /// ``DirectImporter/plan(from:upTo:)``): nil to read it as records instead.
+    private typealias PlanBatch = (DirectImporter) throws(MagicalRecordError) -> DirectImporter.PlannedBatch?
+
     /// Runs `body` with the batches of `nextBatch` (or `planBatch`, see
     /// ``importBatches(entityName:options:progress:bytesRead:planBatch:nextBatch:)``) read on
     /// another thread, one ahead: the next batch's JSON is parsed, and a batch `direct`
@@ -183,45 +186,42 @@ extension ManagedObjectContext {
     /// `body` commits the one before. The batch sources and `bytesRead` run on that thread
     /// only, and not after this returns.
     private func readingAhead(
-        _ direct: DirectImporter?, _ builder: AheadBuilder?, bytesRead: () -> Int?,
-        planBatch: (DirectImporter) throws(MagicalRecordError) -> DirectImporter.PlannedBatch?,
+        _ direct: DirectImporter?, _ builder: AheadBuilder?, bytesRead: () -> Int?, planBatch: PlanBatch?,
         nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
         _ body: (ReadAhead<ReadBatch>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         try withoutActuallyEscaping(nextBatch) { (nextBatch) throws(MagicalRecordError) in
-            try withoutActuallyEscaping(planBatch) { (planBatch) throws(MagicalRecordError) in
-                try withoutActuallyEscaping(bytesRead) { (bytesRead) throws(MagicalRecordError) in
-                    var hasFailed = false
-                    let batches = ReadAhead<ReadBatch> {
-                        guard !hasFailed else { return nil }
-                        do throws(MagicalRecordError) {
-                            var planned: DirectImporter.PlannedBatch
-                            if let direct, let inPlace = try planBatch(direct) {
-                                guard inPlace.recordCount > 0 else { return nil }
-                                planned = inPlace
-                            } else {
-                                guard let records = try nextBatch() else { return nil }
-                                guard let direct, direct.accepts(records) else {
-                                    // The object path's commit is not one a batch can be built on.
-                                    builder?.stop()
-                                    return ReadBatch(content: .records(records), count: records.count, bytesRead: bytesRead())
-                                }
-                                planned = direct.plan(records)
+            try withoutActuallyEscaping(bytesRead) { (bytesRead) throws(MagicalRecordError) in
+                var hasFailed = false
+                let batches = ReadAhead<ReadBatch> {
+                    guard !hasFailed else { return nil }
+                    do throws(MagicalRecordError) {
+                        var planned: DirectImporter.PlannedBatch
+                        if let direct, let inPlace = try planBatch?(direct) {
+                            guard inPlace.recordCount > 0 else { return nil }
+                            planned = inPlace
+                        } else {
+                            guard let records = try nextBatch() else { return nil }
+                            guard let direct, direct.accepts(records) else {
+                                // The object path's commit is not one a batch can be built on.
+                                builder?.stop()
+                                return ReadBatch(content: .records(records), count: records.count, bytesRead: bytesRead())
                             }
-                            let (count, bytes) = (planned.recordCount, bytesRead())
-                            if let ahead = builder?.build(&planned) {
-                                return ReadBatch(content: .built(ahead), count: count, bytesRead: bytes)
-                            }
-                            if planned.lookup == nil { direct?.lookUpAhead(&planned) }
-                            return ReadBatch(content: .planned(planned), count: count, bytesRead: bytes)
-                        } catch {
-                            hasFailed = true
-                            return ReadBatch(content: .failed(error), count: 0, bytesRead: nil)
+                            planned = direct.plan(records)
                         }
+                        let (count, bytes) = (planned.recordCount, bytesRead())
+                        if let ahead = builder?.build(&planned) {
+                            return ReadBatch(content: .built(ahead), count: count, bytesRead: bytes)
+                        }
+                        if planned.lookup == nil { direct?.lookUpAhead(&planned) }
+                        return ReadBatch(content: .planned(planned), count: count, bytesRead: bytes)
+                    } catch {
+                        hasFailed = true
+                        return ReadBatch(content: .failed(error), count: 0, bytesRead: nil)
                     }
-                    defer { batches.finish() }
-                    try body(batches)
                 }
+                defer { batches.finish() }
+                try body(batches)
             }
         }
     }
