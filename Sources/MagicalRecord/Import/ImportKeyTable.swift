@@ -86,8 +86,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     /// (though it changes nothing) so the table is read in place, where a non-mutating
     /// call on `tables[index]` copied it, retaining its four arrays, at every probe.
     mutating func slotAndAnswer(forKey key: AttributeValue) -> (slot: Int, answer: IndexedKey)? {
-        guard case (let index, true) = place(of: key) else { return nil }
-        return (index, values[index])
+        slot(forKey: key).map { ($0, values[$0]) }
     }
 
     /// The answer in `slot` (from ``slot(forKey:)``, with no insertion or removal since).
