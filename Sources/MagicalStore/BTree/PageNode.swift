@@ -50,6 +50,9 @@ final class PageNode: Sendable {
     /// guesses where a key lies from them before touching the entry table.
     private let firstPrefix: UInt64
     private let lastPrefix: UInt64
+    /// `entries.count`, beside the prefixes: a search that took the count from the entry
+    /// table's header waited on that cold line before it could probe its guess.
+    private let entryCount: Int
 
     /// Entries of a leaf; children of a branch.
     var count: Int { isLeaf ? entries.count : children.count }
@@ -93,6 +96,7 @@ final class PageNode: Sendable {
             + (delta?.memoryCost ?? 0)
         firstPrefix = entries.first?.keyPrefix ?? 0
         lastPrefix = entries.last?.keyPrefix ?? 0
+        entryCount = entries.count
     }
 
     private static func parseLeaf(_ raw: UnsafeRawBufferPointer) -> (entries: [EntryLocation], children: [UInt64])? {
@@ -185,7 +189,7 @@ final class PageNode: Sendable {
         let prefix = keyPrefix(key)
         return entries.withUnsafeBufferPointer { entries in
             payload.withUnsafeBytes { payload in
-                interpolatedSearch(count: entries.count, prefix: prefix, first: firstPrefix, last: lastPrefix) { index in
+                interpolatedSearch(count: entryCount, prefix: prefix, first: firstPrefix, last: lastPrefix) { index in
                     isBefore(Self.compare(entries[index], key, prefix, payload))
                 }
             }
