@@ -22,7 +22,7 @@ struct JSONParser: ~Copyable {
     var position = 0
 
     private var frames: [Frame] = []
-    private var values = JSONScratchStack<JSONValue>()
+    var values = JSONScratchStack<JSONValue>()
     private var names = JSONScratchStack<String>()
     /// The member names of the objects read last, most recent first: the records of an
     /// array usually repeat one set of names, which their objects then share.
@@ -30,14 +30,14 @@ struct JSONParser: ~Copyable {
     /// The names read last (`recentNames[0]`) as the input would spell them, by place (nil
     /// for one only an escape can spell): the next object's member names are matched in
     /// place against them. Bytes of a spelling past its first 8 are in `expectedTails`.
-    private var expected: [ExpectedName?] = []
+    private(set) var expected: [ExpectedSpelling?] = []
     private var expectedTails: [UInt8] = []
     /// Counts the times `expected` was set: an object whose names all matched it in place,
     /// with no other list expected meanwhile, has exactly `recentNames[0]`'s names.
     private var expectation = 0
 
-    private struct ExpectedName {
-        let name: String
+    /// Plain values, so that comparing a name copies no string.
+    struct ExpectedSpelling {
         /// The spelling's first 8 bytes, with its closing quote when that fits, as a
         /// little-endian word, and the mask of the bytes that count in it.
         let head: UInt64
@@ -92,6 +92,15 @@ struct JSONParser: ~Copyable {
         frames.removeAll(keepingCapacity: true)
         values.removeAll()
         names.removeAll()
+        skipWhitespace()
+        // An object repeating the names of the one before: the records of an array. (Its
+        // depth needs no check: that object was read at the same depth or deeper.)
+        if readsInPlace, position < input.count, input[position] == UInt8(ascii: "{"),
+           let names = recentNames.first, readFlatObject() {
+            inPlace(JSONObjectView(names: names, values: values.elements(from: 0)))
+            values.removeAll()
+            return nil
+        }
         parsing: while true {
             skipWhitespace()
             guard position < input.count else { throw unexpected(.value) }
@@ -224,8 +233,8 @@ struct JSONParser: ~Copyable {
 
     private mutating func parseMemberName() throws(JSONError) {
         guard position < input.count, input[position] == UInt8(ascii: "\"") else { throw unexpected(.memberName) }
-        if !expected.isEmpty, let frame = frames.last, let name = expectedName(at: names.count - frame.namesStart) {
-            names.push(name)
+        if !expected.isEmpty, let frame = frames.last, case let index = names.count - frame.namesStart, readsExpectedName(at: index) {
+            names.push(recentNames[0].names[index])
             frames[frames.count - 1].namesMatched += 1
         } else {
             names.push(try parseString())
@@ -236,21 +245,22 @@ struct JSONParser: ~Copyable {
         skipWhitespace()
     }
 
-    /// The name at `index` of the names read last, read here when the input spells it
-    /// exactly (then `position` is past its closing quote): the records of an array repeat
-    /// their names, and making each a `String` again was a third of reading a record.
-    private mutating func expectedName(at index: Int) -> String? {
-        guard index < expected.count, let name = expected[index] else { return nil }
+    /// Whether the input at `position` (a quote) spells the name at `index` of the names
+    /// read last exactly; `position` is then past its closing quote. The records of an
+    /// array repeat their names, and making each a `String` again was a third of reading
+    /// a record.
+    mutating func readsExpectedName(at index: Int) -> Bool {
+        guard index < expected.count, let name = expected[index] else { return false }
         let start = position + 1
         // A word at once: most names, with their quote, are compared in one.
-        guard start + 8 <= input.count, input.loadWord(at: start) & name.mask == name.head else { return nil }
+        guard start + 8 <= input.count, input.loadWord(at: start) & name.mask == name.head else { return false }
         if name.length >= 8 {
             let end = start + name.length
-            guard end < input.count, input[end] == UInt8(ascii: "\"") else { return nil }
-            for offset in 8..<name.length where input[start + offset] != expectedTails[name.tailStart + offset - 8] { return nil }
+            guard end < input.count, input[end] == UInt8(ascii: "\"") else { return false }
+            for offset in 8..<name.length where input[start + offset] != expectedTails[name.tailStart + offset - 8] { return false }
         }
         position = start + name.length + 1
-        return name.name
+        return true
     }
 
     /// Expects the next object to repeat `names`.
@@ -270,7 +280,7 @@ struct JSONParser: ~Copyable {
             let head = bytes.prefix(8) + (bytes.count < 8 ? [UInt8(ascii: "\"")] : [])
             let word = head.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * $1.offset) }
             let mask = head.count == 8 ? UInt64.max : (UInt64(1) << (8 * head.count)) - 1
-            expected.append(ExpectedName(name: name, head: word, mask: mask, length: bytes.count, tailStart: expectedTails.count))
+            expected.append(ExpectedSpelling(head: word, mask: mask, length: bytes.count, tailStart: expectedTails.count))
             expectedTails.append(contentsOf: bytes.dropFirst(8))
         }
     }

@@ -1,0 +1,80 @@
+extension JSONParser {
+    /// Reads, at `position` (on its `{`), an object that spells the expected member names
+    /// (those of the object read last) in their order, each holding a string, a number,
+    /// `true`, `false` or `null`: the records of an array, as a rule. True with the values
+    /// on `values`, in order, and `position` past the object. The general parse keeps a
+    /// frame, a stack of names and a check of each against the recent lists for such an
+    /// object, which cost as much as reading its values.
+    ///
+    /// Anything else (another name, order or count of members, a nested container, an
+    /// escaped name, a trailing comma, a malformed value, the end of the input) returns
+    /// false with `position` and `values` as they were: the general parse then reads the
+    /// object and throws whatever error there is, at its offset. Only names read in place
+    /// are compared, so the recent lists and the expected names stay as they were, as they
+    /// do when the general parse reads an object of the expected names.
+    mutating func readFlatObject() -> Bool {
+        let start = position
+        let valuesStart = values.count
+        if readFlatMembers() { return true }
+        position = start
+        values.drop(from: valuesStart)
+        return false
+    }
+
+    private mutating func readFlatMembers() -> Bool {
+        let count = expected.count
+        guard count > 0 else { return false }
+        position += 1
+        var index = 0
+        while true {
+            skipWhitespace()
+            guard position < input.count, input[position] == UInt8(ascii: "\""), readsExpectedName(at: index) else { return false }
+            skipWhitespace()
+            guard position < input.count, input[position] == UInt8(ascii: ":") else { return false }
+            position += 1
+            skipWhitespace()
+            guard let value = readFlatValue() else { return false }
+            values.push(value)
+            index += 1
+            skipWhitespace()
+            guard position < input.count else { return false }
+            switch input[position] {
+            case UInt8(ascii: ","):
+                position += 1
+            case UInt8(ascii: "}"):
+                guard index == count else { return false }
+                position += 1
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
+    /// A scalar at `position`, read as the general parse reads it; nil for a container,
+    /// the end of the input, or a malformed scalar.
+    private mutating func readFlatValue() -> JSONValue? {
+        guard position < input.count else { return nil }
+        do throws(JSONError) {
+            switch input[position] {
+            case UInt8(ascii: "\""):
+                return .string(try parseString())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return .number(try parseNumber())
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                return .null
+            default:
+                return nil
+            }
+        } catch {
+            return nil
+        }
+    }
+}
