@@ -141,9 +141,17 @@ final class StoreSnapshot: @unchecked Sendable {
             // Both trees are read in key order, so that consecutive keys share leaves. Keys
             // are built in one buffer each: an array per key was two allocations a record.
             var prefixes = EntryBatch(minimumCapacity: values.count, bytes: values.count * Self.typicalKeyBytes)
-            for value in values { prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(value, to: &$0) }, value: { _ in }) }
-            let prefixOrder = prefixes.keyOrder()
-            prefixes = prefixes.reordered(prefixOrder)
+            let prefixOrder: [Int]
+            if let numericOrder = Self.numericOrder(values) {
+                // Integers encode in numeric order (Spec K10): sorted as numbers, their
+                // prefixes are written in order, with no sort of the bytes and no copy.
+                prefixOrder = numericOrder
+                for value in numericOrder { prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(values[value], to: &$0) }, value: { _ in }) }
+            } else {
+                for value in values { prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(value, to: &$0) }, value: { _ in }) }
+                prefixOrder = prefixes.keyOrder()
+                prefixes = prefixes.reordered(prefixOrder)
+            }
             var isIndexed = [Bool](repeating: false, count: values.count)
             var found: [(number: Int64, value: Int)] = []
             try index.scanEach(prefixes: prefixes) { sortedIndex, key, _ in
@@ -186,6 +194,19 @@ final class StoreSnapshot: @unchecked Sendable {
 
     /// Room reserved per key in a look-up's batches: most keys are smaller.
     private static let typicalKeyBytes = 12
+
+    /// The places of `values` in ascending numeric order when every one is an integer
+    /// (an import's keys, as a rule); nil otherwise.
+    private static func numericOrder(_ values: [AttributeValue]) -> [Int]? {
+        var numbered: [(number: Int64, place: Int)] = []
+        numbered.reserveCapacity(values.count)
+        for (place, value) in values.enumerated() {
+            guard case .integer(let number) = value else { return nil }
+            numbered.append((number, place))
+        }
+        numbered.sort { $0.number < $1.number || ($0.number == $1.number && $0.place < $1.place) }
+        return numbered.map(\.place)
+    }
 
     /// The smallest object number whose attribute at `position` equals `value` in the
     /// index of `coder`'s (concrete) entity (the first entry under the value's prefix), or
