@@ -172,12 +172,10 @@ final class LogWriter {
 
         var frame: [UInt8] { buffers.frame }
 
-        /// The buffers, emptied for another leaf (their room kept).
+        /// The buffers, moved out for another leaf.
         mutating func takeBuffers() -> LeafBuffers {
             var taken = LeafBuffers()
             swap(&taken, &buffers)
-            taken.frame.removeAll(keepingCapacity: true)
-            taken.scratch.removeAll(keepingCapacity: true)
             return taken
         }
     }
@@ -190,8 +188,10 @@ final class LogWriter {
         return encoded
     }
 
-    /// ``encodeLeaf(_:)`` into `encoded`'s buffers, their room reused.
+    /// ``encodeLeaf(_:)`` into `encoded`'s buffers, emptied first, their room reused.
     func encodeLeaf(_ entries: LeafEntries, into encoded: inout EncodedLeaf) {
+        encoded.buffers.frame.removeAll(keepingCapacity: true)
+        encoded.buffers.scratch.removeAll(keepingCapacity: true)
         encoded.isRetained = retains(entries)
         encoded.write = entries.encodeDelta(limit: FileFormat.leafDeltaLimit(pageSize: file.pageSize), into: &encoded.buffers.scratch)
         let type: FrameType
