@@ -33,7 +33,8 @@ extension JSONParser {
             guard position < input.count, input[position] == UInt8(ascii: ":") else { return false }
             position += 1
             skipWhitespace()
-            guard let value = readFlatValue() else { return false }
+            // A container, the end, or a malformed scalar: the general parse's to read.
+            guard position < input.count, let value = try? parseScalar() else { return false }
             values.push(value)
             index += 1
             skipWhitespace()
@@ -48,33 +49,6 @@ extension JSONParser {
             default:
                 return false
             }
-        }
-    }
-
-    /// A scalar at `position`, read as the general parse reads it; nil for a container,
-    /// the end of the input, or a malformed scalar.
-    private mutating func readFlatValue() -> JSONValue? {
-        guard position < input.count else { return nil }
-        do throws(JSONError) {
-            switch input[position] {
-            case UInt8(ascii: "\""):
-                return .string(try parseString())
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return .number(try parseNumber())
-            case UInt8(ascii: "t"):
-                try expectLiteral("true")
-                return .bool(true)
-            case UInt8(ascii: "f"):
-                try expectLiteral("false")
-                return .bool(false)
-            case UInt8(ascii: "n"):
-                try expectLiteral("null")
-                return .null
-            default:
-                return nil
-            }
-        } catch {
-            return nil
         }
     }
 }

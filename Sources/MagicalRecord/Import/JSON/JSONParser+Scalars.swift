@@ -1,5 +1,28 @@
 /// Strings, numbers and literals (RFC 8259 sections 6 and 7).
 extension JSONParser {
+    /// The string, number, `true`, `false` or `null` at `position`; nil, with nothing read,
+    /// when no scalar starts there (a container, or a byte no value starts with).
+    @inline(__always)
+    mutating func parseScalar() throws(JSONError) -> JSONValue? {
+        switch input[position] {
+        case UInt8(ascii: "\""):
+            return .string(try parseString())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return .number(try parseNumber())
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
+        default:
+            return nil
+        }
+    }
+
     // MARK: Strings
 
     /// Reads the string whose opening quote is at `position`.

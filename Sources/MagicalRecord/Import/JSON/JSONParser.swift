@@ -116,21 +116,9 @@ struct JSONParser: ~Copyable {
                 if beginArray() { continue parsing }
                 frames.removeLast()
                 value = .array([])
-            case UInt8(ascii: "\""):
-                value = .string(try parseString())
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                value = .number(try parseNumber())
-            case UInt8(ascii: "t"):
-                try expectLiteral("true")
-                value = .bool(true)
-            case UInt8(ascii: "f"):
-                try expectLiteral("false")
-                value = .bool(false)
-            case UInt8(ascii: "n"):
-                try expectLiteral("null")
-                value = .null
             default:
-                throw unexpected(.value)
+                guard let scalar = try parseScalar() else { throw unexpected(.value) }
+                value = scalar
             }
             // Hand the value to its container; close every container that ends here.
             while let frame = frames.last {
