@@ -236,3 +236,172 @@ extension LeafEntriesTests {
         }
     }
 }
+
+extension LeafEntriesTests {
+    /// A run of ascending keys put in one pass is the same as putting them one at a time
+    /// until the first that would not fit: the same pairs, size, count of new keys and
+    /// overflow bytes freed, and a delta that still reads back as the pairs.
+    @Test func putRunMatchesPuttingOneAtATime() throws {
+        var random = SeededGenerator(seed: 47)
+        for round in 0..<(30 * testScale) {
+            var entries = LeafEntries()
+            var pairs: [Pair] = []
+            for number in stride(from: 0, to: 200, by: Int.random(in: 1...5, using: &random)) {
+                let value = randomValue(&random)
+                entries.append(numberKey(number), value)
+                pairs.append((numberKey(number), value))
+            }
+            if round % 2 == 0 {
+                // From a page: its values may be overflow references, which a replacement frees.
+                for index in pairs.indices where entries.isPendingOverflow(at: index) {
+                    let reference = OverflowReference(offset: UInt64(index) * 4096, frameSize: UInt32(index + 1), length: 300)
+                    entries.resolvePendingOverflow(at: index) { _ in reference }
+                    pairs[index].value = .overflow(reference)
+                }
+                var payload: [UInt8] = []
+                entries.encode(into: &payload)
+                entries = LeafEntries(page: try PageNode(offset: 4096, frameSize: 100, transaction: 1, isLeaf: true, payload: payload))
+            }
+            for _ in 0..<8 {
+                // Even numbers are keys a page may hold; odd ones fall between them.
+                let numbers = Set((0..<Int.random(in: 0...120, using: &random)).map { _ in Int.random(in: 0..<420, using: &random) })
+                let run: [(key: [UInt8], value: [UInt8])] = numbers.sorted().map {
+                    (numberKey($0 / 2) + ($0 % 2 == 0 ? [] : [7]), random.bytes(count: Int.random(in: 0...60, using: &random)))
+                }
+                let capacity = entries.encodedSize + Int.random(in: -10...3000, using: &random)
+                var expected = PutRunExpectation(pairs: pairs, size: entries.encodedSize)
+                for (key, value) in run where !expected.isFull {
+                    expected.put(key, value, capacity: capacity)
+                }
+                // Borrowed for the call, as a batch's entries are.
+                let keys = EntryBatch(run)
+                let done = keys.withEntries { batch in
+                    entries.putInline(capacity: capacity) { place in place < batch.count ? (batch.key(place), batch.value(place)) : nil }
+                }
+                #expect(done.taken == expected.taken)
+                #expect(done.inserted == expected.inserted)
+                #expect(done.freedOverflowBytes == expected.freedOverflowBytes)
+                pairs = expected.pairs
+                try expectSame(entries, pairs)
+            }
+            // What a commit writes, a delta or the whole leaf, reads back as the pairs.
+            for index in pairs.indices where entries.isPendingOverflow(at: index) {
+                let reference = OverflowReference(offset: UInt64(index) * 4096, frameSize: 64, length: 300)
+                entries.resolvePendingOverflow(at: index) { _ in reference }
+                pairs[index].value = .overflow(reference)
+            }
+            var payload: [UInt8] = []
+            entries.encode(into: &payload)
+            let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: payload)
+            #expect((0..<page.count).map { page.key(at: $0) } == pairs.map(\.key))
+            #expect((0..<page.count).map { page.value(at: $0) } == pairs.map(\.value))
+        }
+    }
+}
+
+extension LeafEntriesTests {
+    /// A run of ascending keys removed in one pass is the same as removing them one at a
+    /// time until the first that would leave the leaf under its floor: the same pairs and
+    /// size, absent and repeated keys passed over, overflow bytes freed, and a delta that
+    /// reads back as the pairs.
+    @Test func removedRunMatchesRemovingOneAtATime() throws {
+        var random = SeededGenerator(seed: 53)
+        for round in 0..<(30 * testScale) {
+            var entries = LeafEntries()
+            var pairs: [Pair] = []
+            for number in stride(from: 0, to: 300, by: Int.random(in: 1...3, using: &random)) {
+                let value: LeafValue = Int.random(in: 0..<6, using: &random) == 0
+                    ? .overflow(OverflowReference(offset: UInt64(number) * 4096, frameSize: UInt32(number + 1), length: 5000))
+                    : .inline(random.bytes(count: Int.random(in: 0...40, using: &random)))
+                entries.append(numberKey(number), value)
+                pairs.append((numberKey(number), value))
+            }
+            var basePage: PageNode?
+            if round % 2 == 0 {
+                var payload: [UInt8] = []
+                entries.encode(into: &payload)
+                basePage = try PageNode(offset: 4096, frameSize: 100, transaction: 1, isLeaf: true, payload: payload)
+                entries = LeafEntries(page: basePage!)
+            }
+            var removedInRound = 0
+            for _ in 0..<6 {
+                // Sorted with repeats; odd numbers fall between the stored keys.
+                let keys = (0..<Int.random(in: 0...80, using: &random)).map { _ in Int.random(in: 0..<620, using: &random) }.sorted()
+                    .map { numberKey($0 / 2) + ($0 % 2 == 0 ? [] : [7]) }
+                let floor = entries.encodedSize - Int.random(in: -10...2000, using: &random)
+                var expectedSize = entries.encodedSize
+                var expectedTaken = 0
+                var expectedRemoved = 0
+                var expectedFreed: UInt64 = 0
+                for key in keys {
+                    if let index = pairs.firstIndex(where: { $0.key == key }) {
+                        let entryBytes = LeafEntries.pageBytes(key: key, value: pairs[index].value)
+                        guard expectedSize - entryBytes >= floor else { break }
+                        expectedSize -= entryBytes
+                        if case .overflow(let reference) = pairs[index].value { expectedFreed += UInt64(reference.frameSize) }
+                        pairs.remove(at: index)
+                        expectedRemoved += 1
+                    }
+                    expectedTaken += 1
+                }
+                let done = EntryBatch(keys: keys).withEntries { batch in
+                    entries.removeRun(floor: floor) { place in place < batch.count ? batch.key(place) : nil }
+                }
+                #expect(done.taken == expectedTaken)
+                #expect(done.removed == expectedRemoved)
+                #expect(done.freedOverflowBytes == expectedFreed)
+                try expectSame(entries, pairs)
+                removedInRound += done.removed
+            }
+            var payload: [UInt8] = []
+            if let basePage, removedInRound > 0 {
+                guard case .delta = entries.encodeDelta(limit: 100_000, into: &payload) else {
+                    Issue.record("entries copied from a page and changed are written as a delta")
+                    continue
+                }
+                // The base page with this delta merged in reads back as the pairs.
+                let merged = try #require(payload.withUnsafeBytes { raw in
+                    LeafDelta.parse(raw).flatMap { LeafDelta.merge($0, delta: raw, base: basePage, pageSize: 1 << 16) }
+                })
+                let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: merged.payload)
+                #expect((0..<page.count).map { page.key(at: $0) } == pairs.map(\.key))
+                #expect((0..<page.count).map { page.value(at: $0) } == pairs.map(\.value))
+            }
+            entries.encode(into: &payload)
+            let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: payload)
+            #expect((0..<page.count).map { page.key(at: $0) } == pairs.map(\.key))
+            #expect((0..<page.count).map { page.value(at: $0) } == pairs.map(\.value))
+        }
+    }
+}
+
+/// Puts one entry at a time into sorted pairs, as a leaf does, until one does not fit.
+private struct PutRunExpectation {
+    var pairs: [(key: [UInt8], value: LeafValue)]
+    var size: Int
+    var taken = 0
+    var inserted = 0
+    var freedOverflowBytes: UInt64 = 0
+    private(set) var isFull = false
+
+    mutating func put(_ key: [UInt8], _ bytes: [UInt8], capacity: Int) {
+        let value = LeafValue.inline(bytes)
+        let index = pairs.firstIndex { compareBytes($0.key, key) >= 0 } ?? pairs.count
+        let found = index < pairs.count && pairs[index].key == key
+        let replaced = found ? LeafEntries.pageBytes(key: key, value: pairs[index].value) : 0
+        let added = LeafEntries.pageBytes(key: key, value: value)
+        guard size - replaced + added <= capacity else {
+            isFull = true
+            return
+        }
+        size += added - replaced
+        taken += 1
+        if found {
+            if case .overflow(let reference) = pairs[index].value { freedOverflowBytes += UInt64(reference.frameSize) }
+            pairs[index].value = value
+        } else {
+            inserted += 1
+            pairs.insert((key, value), at: index)
+        }
+    }
+}

@@ -89,18 +89,24 @@ struct LeafEntries {
 
     /// ``search(_:)`` for a key in borrowed bytes.
     func search(_ key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
-        let prefix = keyPrefix(key)
-        return bytes.withUnsafeBytes { bytes in
-            entries.withUnsafeBufferPointer { entries in
-                var low = 0
-                var high = entries.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if Self.compare(entries[middle], bytes, key, prefix) < 0 { low = middle + 1 } else { high = middle }
-                }
-                return (low, low < entries.count && Self.compare(entries[low], bytes, key, prefix) == 0)
-            }
+        bytes.withUnsafeBytes { bytes in
+            entries.withUnsafeBufferPointer { Self.search(key, from: 0, in: $0, bytes) }
         }
+    }
+
+    /// The first index at or after `from` whose key is >= `key`, and whether it is equal;
+    /// every key before `from` must be smaller.
+    private static func search(
+        _ key: UnsafeRawBufferPointer, from: Int, in entries: UnsafeBufferPointer<Entry>, _ bytes: UnsafeRawBufferPointer
+    ) -> (index: Int, found: Bool) {
+        let prefix = keyPrefix(key)
+        var low = from
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if compare(entries[middle], bytes, key, prefix) < 0 { low = middle + 1 } else { high = middle }
+        }
+        return (low, low < entries.count && compare(entries[low], bytes, key, prefix) == 0)
     }
 
     @inline(__always)
@@ -174,7 +180,6 @@ struct LeafEntries {
         encodedSize += Self.pageBytes(key: key, value: value)
     }
 
-    /// Adds an entry after the last one (bulk loading).
     /// Bytes an entry with an inline value takes in a page, with its slot.
     static func pageBytes(keyCount: Int, inlineValueCount valueCount: Int) -> Int {
         2 + varintSize(keyCount) + keyCount + 1 + varintSize(valueCount) + valueCount
@@ -187,13 +192,7 @@ struct LeafEntries {
         encodedSize += Self.pageBytes(keyCount: key.count, inlineValueCount: value.count)
     }
 
-    /// Inserts an entry with an inline value from borrowed bytes at `index`, which must
-    /// keep the keys ascending (a batch put's entries lie in one buffer).
-    mutating func insertInline(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, at index: Int) {
-        entries.insert(appendInlineBytes(key: key, value: value), at: index)
-        encodedSize += Self.pageBytes(keyCount: key.count, inlineValueCount: value.count)
-    }
-
+    /// Adds an entry after the last one (bulk loading).
     mutating func append(_ key: [UInt8], _ value: LeafValue) {
         entries.append(appendBytes(key: key, value: value))
         encodedSize += Self.pageBytes(key: key, value: value)
@@ -231,10 +230,153 @@ struct LeafEntries {
         discard(old)
     }
 
+    /// What ``putInline(capacity:_:)`` did.
+    struct PutRun {
+        /// How many of the run's entries went in: a prefix of it.
+        var taken = 0
+        /// How many of those were new keys (the others replaced a value).
+        var inserted = 0
+        /// Overflow frame bytes of the values replaced.
+        var freedOverflowBytes: UInt64 = 0
+    }
+
+    /// Puts a run of entries with inline values in one pass: `entry(i)` gives the i-th key
+    /// and value (ascending distinct keys, borrowed for the call), nil past the run's end.
+    /// A key there gets the new value, the others are inserted, while the entries stay
+    /// within `capacity` bytes.
+    ///
+    /// A batch puts hundreds of keys into one leaf; inserting each on its own shifted the
+    /// table behind it, a leaf's table moved once per key.
+    mutating func putInline(
+        capacity: Int, _ entry: (Int) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
+    ) -> PutRun {
+        // Where each entry that fits goes, found before anything changes.
+        var places: [(index: Int, found: Bool, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+        var size = encodedSize
+        bytes.withUnsafeBytes { bytes in
+            entries.withUnsafeBufferPointer { table in
+                var from = 0
+                while let (key, value) = entry(places.count) {
+                    let place = Self.search(key, from: from, in: table, bytes)
+                    let added = Self.pageBytes(keyCount: key.count, inlineValueCount: value.count)
+                    let replaced = place.found ? pageBytes(at: place.index) : 0
+                    guard size - replaced + added <= capacity else { return }
+                    size += added - replaced
+                    places.append((place.index, place.found, key, value))
+                    from = place.found ? place.index + 1 : place.index
+                }
+            }
+        }
+        var result = PutRun(taken: places.count)
+        // Replacements first: they do not move the table, and may compact the buffer the
+        // insertions' bytes then go into.
+        for place in places where place.found {
+            if let reference = overflowReference(at: place.index) { result.freedOverflowBytes += UInt64(reference.frameSize) }
+            replaceInlineValue(at: place.index, with: place.value)
+        }
+        var inserted: [(index: Int, entry: Entry)] = []
+        inserted.reserveCapacity(places.count)
+        for place in places where !place.found {
+            inserted.append((place.index, appendInlineBytes(key: place.key, value: place.value)))
+            encodedSize += Self.pageBytes(keyCount: place.key.count, inlineValueCount: place.value.count)
+        }
+        result.inserted = inserted.count
+        mergeIntoTable(inserted)
+        return result
+    }
+
+    /// Puts `inserted` (ascending places in the table as it is; several may share one, in
+    /// order) into the table, moving each stretch of it once, from the back.
+    private mutating func mergeIntoTable(_ inserted: [(index: Int, entry: Entry)]) {
+        guard !inserted.isEmpty else { return }
+        let oldCount = entries.count
+        entries.append(contentsOf: repeatElement(inserted[0].entry, count: inserted.count))
+        entries.withUnsafeMutableBufferPointer { table in
+            let base = table.baseAddress!
+            var end = oldCount
+            var write = table.count
+            for (index, entry) in inserted.reversed() {
+                let moving = end - index
+                write -= moving
+                (base + write).update(from: base + index, count: moving)
+                write -= 1
+                base[write] = entry
+                end = index
+            }
+        }
+    }
+
     mutating func remove(at index: Int) {
         noteRemoval(of: entries[index])
         encodedSize -= pageBytes(at: index)
         discard(entries.remove(at: index))
+    }
+
+    /// What ``removeRun(floor:_:)`` did.
+    struct RemovedRun {
+        /// How many of the run's keys were dealt with: a prefix of it.
+        var taken = 0
+        /// How many of those were there and are gone (the others were absent).
+        var removed = 0
+        /// Overflow frame bytes of the values removed.
+        var freedOverflowBytes: UInt64 = 0
+    }
+
+    /// Removes a run of keys in one pass: `key(i)` gives the i-th (ascending, borrowed for
+    /// the call; a key repeated is absent the second time), nil past the run's end. Stops
+    /// before a removal that would leave the entries under `floor` bytes.
+    ///
+    /// A batch removes hundreds of keys from one leaf; removing each on its own shifted the
+    /// table behind it.
+    mutating func removeRun(floor: Int, _ key: (Int) -> UnsafeRawBufferPointer?) -> RemovedRun {
+        var result = RemovedRun()
+        var removing: [Int] = []
+        var size = encodedSize
+        bytes.withUnsafeBytes { bytes in
+            entries.withUnsafeBufferPointer { table in
+                var from = 0
+                while let key = key(result.taken) {
+                    let place = Self.search(key, from: from, in: table, bytes)
+                    if place.found {
+                        let entryBytes = pageBytes(at: place.index)
+                        guard size - entryBytes >= floor else { return }
+                        size -= entryBytes
+                        removing.append(place.index)
+                        from = place.index + 1
+                    } else {
+                        from = place.index
+                    }
+                    result.taken += 1
+                }
+            }
+        }
+        guard !removing.isEmpty else { return result }
+        result.removed = removing.count
+        for index in removing {
+            if let reference = overflowReference(at: index) { result.freedOverflowBytes += UInt64(reference.frameSize) }
+            noteRemoval(of: entries[index])
+            unusedBytes += Int(entries[index].end - entries[index].start)
+        }
+        encodedSize = size
+        removeFromTable(removing)
+        compactIfWasteful()
+        return result
+    }
+
+    /// Takes the entries at `indices` (ascending) out of the table, moving each stretch
+    /// between them once.
+    private mutating func removeFromTable(_ indices: [Int]) {
+        entries.withUnsafeMutableBufferPointer { table in
+            let base = table.baseAddress!
+            var write = indices[0]
+            for (position, index) in indices.enumerated() {
+                let next = position + 1 < indices.count ? indices[position + 1] : table.count
+                let keeping = next - index - 1
+                (base + write).update(from: base + index + 1, count: keeping)
+                write += keeping
+            }
+        }
+        entries.removeLast(indices.count)
     }
 
     /// Moves the entries from `index` on into a new set, which it returns.

@@ -57,18 +57,29 @@ extension MutableTree {
         }
         var leaf: DirtyNode?
         var upperBound: [UInt8]?
+        func belongsInLeaf(_ position: Int) -> Bool {
+            upperBound.map { bound in bound.withUnsafeBytes { compareBytes(entries.key(ordered[position]), $0) } < 0 } ?? true
+        }
         var leavesSinceSpill = 0
-        for index in ordered {
-            let key = entries.key(index)
-            if let current = leaf, upperBound.map({ bound in bound.withUnsafeBytes { compareBytes(key, $0) } < 0 }) ?? true {
-                let fits = isInline(index)
-                    ? insertInlineIfFits(key: key, value: entries.value(index), into: current)
-                    : try insertIfFits(Array(key), leafValue(index), into: current)
-                if fits { continue }
+        var position = 0
+        while position < ordered.count {
+            if let current = leaf, belongsInLeaf(position) {
+                if isInline(ordered[position]) {
+                    // The inline entries that belong in this leaf go in together, as many as fit.
+                    let taken = putInline(ordered, startingAt: position, of: entries, into: current) { isInline(ordered[$0]) && belongsInLeaf($0) }
+                    position += taken
+                    if taken > 0 { continue }
+                } else if try insertIfFits(Array(entries.key(ordered[position])), leafValue(ordered[position]), into: current) {
+                    position += 1
+                    continue
+                }
             }
-            let keyBytes = Array(key)
+            // Not in the leaf at hand, or it is full: the full path, which splits.
+            let index = ordered[position]
+            let keyBytes = Array(entries.key(index))
             try put(keyBytes, leafValue(index))
             (leaf, upperBound) = try dirtyLeaf(for: keyBytes)
+            position += 1
             leavesSinceSpill += 1
             if leavesSinceSpill == Self.leavesPerSpill {
                 leavesSinceSpill = 0
@@ -110,29 +121,40 @@ extension MutableTree {
     /// which rebalances, so the tree ends as valid as after one delete per key.
     func deleteBatch(_ keys: [[UInt8]]) throws -> Int {
         var removed = 0
-        try applyingWhole { removed = try delete(KeyOrder.ascending(count: keys.count) { keys[$0] }.map { keys[$0] }) }
+        // In one buffer, which a leaf's run of removals borrows them from.
+        let batch = EntryBatch(keys: keys)
+        try batch.withEntries { entries in
+            let ordered = KeyOrder.ascending(count: entries.count) { entries.key($0) }
+            try applyingWhole { removed = try delete(ordered, of: entries) }
+        }
         return removed
     }
 
-    /// Removes `ordered` (ascending keys); returns how many were there.
-    private func delete(_ ordered: [[UInt8]]) throws -> Int {
+    /// Removes the keys of `entries` at the indices `ordered` (ascending keys, maybe
+    /// repeated); returns how many were there.
+    private func delete(_ ordered: [Int], of entries: EntryBatch.Entries) throws -> Int {
         var leaf: DirtyNode?
         var upperBound: [UInt8]?
+        func belongsInLeaf(_ position: Int) -> Bool {
+            upperBound.map { bound in bound.withUnsafeBytes { compareBytes(entries.key(ordered[position]), $0) } < 0 } ?? true
+        }
         var removed = 0
-        var previous: [UInt8]?
-        for key in ordered {
-            if let previous, compareBytes(previous, key) == 0 { continue }
-            previous = key
-            if let current = leaf, upperBound.map({ compareBytes(key, $0) < 0 }) ?? true {
-                switch removeIfNoMerge(key, from: current) {
-                case nil: continue
-                case true?:
-                    removed += 1
-                    continue
-                case false?: break
-                }
+        var position = 0
+        while position < ordered.count {
+            if position > 0, compareBytes(entries.key(ordered[position - 1]), entries.key(ordered[position])) == 0 {
+                position += 1
+                continue
             }
-            // A key not there copies nothing, and leaves no leaf to continue in.
+            if let current = leaf, belongsInLeaf(position) {
+                let done = removeRun(ordered, startingAt: position, of: entries, from: current, while: belongsInLeaf)
+                removed += done.removed
+                position += done.taken
+                if done.taken > 0 { continue }
+            }
+            // Not in the leaf at hand, or it would get too small: the full path, which
+            // rebalances. A key not there copies nothing, and leaves no leaf to continue in.
+            let key = Array(entries.key(ordered[position]))
+            position += 1
             leaf = nil
             guard try delete(key) else { continue }
             removed += 1

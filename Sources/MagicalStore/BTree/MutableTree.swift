@@ -115,33 +115,36 @@ final class MutableTree {
         return true
     }
 
-    /// ``insertIfFits(_:_:into:)`` for an inline value, key and value borrowed (a batch's).
-    func insertInlineIfFits(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, into leaf: DirtyNode) -> Bool {
-        let (index, found) = leaf.entries.search(key)
-        let bytes = LeafEntries.pageBytes(keyCount: key.count, inlineValueCount: value.count)
-        if found {
-            guard leaf.encodedSize - leaf.entries.pageBytes(at: index) + bytes <= pageSize else { return false }
-            release(leaf.entries, at: index)
-            leaf.entries.replaceInlineValue(at: index, with: value)
-        } else {
-            guard leaf.encodedSize + bytes <= pageSize else { return false }
-            leaf.entries.insertInline(key: key, value: value, at: index)
-            count += 1
+    /// Puts a batch's inline entries at `ordered[start...]` into `leaf` while they belong
+    /// there (`belongs`) and fit; returns how many went in.
+    func putInline(
+        _ ordered: [Int], startingAt start: Int, of entries: EntryBatch.Entries, into leaf: DirtyNode, while belongs: (Int) -> Bool
+    ) -> Int {
+        let done = leaf.entries.putInline(capacity: pageSize) { place in
+            let position = start + place
+            guard position < ordered.count, belongs(position) else { return nil }
+            return (entries.key(ordered[position]), entries.value(ordered[position]))
         }
-        return true
+        count += done.inserted
+        space.freed += done.freedOverflowBytes
+        return done.taken
     }
 
-    /// Removes `key` from `leaf` when the leaf stays at or above the size below which a
-    /// delete merges it (a quarter page); the caller has made sure `key` belongs in this
-    /// leaf. Returns nil when `key` is not there, false when removing it needs the full path.
-    func removeIfNoMerge(_ key: [UInt8], from leaf: DirtyNode) -> Bool? {
-        let (index, found) = leaf.entries.search(key)
-        guard found else { return nil }
-        guard leaf.encodedSize - leaf.entries.pageBytes(at: index) >= pageSize / 4 else { return false }
-        release(leaf.entries, at: index)
-        leaf.entries.remove(at: index)
-        count -= 1
-        return true
+    /// Removes a batch's keys at `ordered[start...]` from `leaf` while they belong there
+    /// (`belongs`) and the leaf stays at or above the size below which a delete merges it
+    /// (a quarter page). Returns how many keys were dealt with (absent ones too) and how
+    /// many were removed.
+    func removeRun(
+        _ ordered: [Int], startingAt start: Int, of entries: EntryBatch.Entries, from leaf: DirtyNode, while belongs: (Int) -> Bool
+    ) -> (taken: Int, removed: Int) {
+        let done = leaf.entries.removeRun(floor: pageSize / 4) { place in
+            let position = start + place
+            guard position < ordered.count, belongs(position) else { return nil }
+            return entries.key(ordered[position])
+        }
+        count -= done.removed
+        space.freed += done.freedOverflowBytes
+        return (done.taken, done.removed)
     }
 
     /// The leaf that holds `key`, copied if needed, and the smallest key beyond it (nil:
