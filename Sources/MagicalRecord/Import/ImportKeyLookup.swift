@@ -35,18 +35,21 @@ final class ImportKeyLookup {
             // again); none when the store has none of them, as in a first import.
             var storedRoom = stored.count + keys.count
             // In no order: the look-up orders the index keys itself.
-            try snapshot.statesByIndexedValue(entityName, key.attribute.name, Array(keys)) { value, states, isIndexed in
+            try snapshot.statesByIndexedValue(entityName, key.attribute.name, Array(keys)) { value in
                 // Absent keys are in the table too: the batch finds an object's key and
                 // whether the store lacks it with one probe, and records it in place.
-                if !isIndexed { table[value] = .absent }
-                for state in states where table[state.attributes[position]] == nil {
-                    if storedRoom > 0 {
-                        stored.reserveCapacity(storedRoom)
-                        storedRoom = 0
-                    }
-                    table[state.attributes[position]] = .object(state.id)
-                    stored[state.id] = state
+                table[value] = .absent
+            } found: { state in
+                // In ascending number: of objects sharing a key, the first stands for it.
+                let value = state.attributes[position]
+                guard table[value] == nil else { return }
+                if storedRoom > 0 {
+                    stored.reserveCapacity(storedRoom)
+                    storedRoom = 0
                 }
+                let id = state.id
+                table[value] = .object(id)
+                stored[id] = consume state
             }
             known[entityName] = table
         }

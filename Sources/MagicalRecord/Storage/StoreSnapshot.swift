@@ -126,13 +126,16 @@ final class StoreSnapshot: @unchecked Sendable {
         }
     }
 
-    /// For each of `values` in turn, the stored states of the objects of the concrete entity
-    /// `entityName` whose `attribute` equals it, through the index, and whether the index has
-    /// any entry for it: an import looks up a batch's keys with the two trees found once,
-    /// not once per key.
+    /// The stored states of the objects of the concrete entity `entityName` whose
+    /// `attribute` equals one of `values`, through the index: each handed to `found` in
+    /// ascending object number, and each value the index has no entry for to `absent`. An
+    /// import looks up a batch's keys with the two trees found once, not once per key.
+    ///
+    /// A state goes to `found` as it is decoded (an array of them, sorted by value and handed
+    /// out in slices, retained every array of every state twice more).
     func statesByIndexedValue(
         _ entityName: String, _ attribute: String, _ values: [AttributeValue],
-        _ body: (_ value: AttributeValue, _ states: ArraySlice<ObjectState>, _ isIndexed: Bool) throws -> Void
+        absent: (_ value: AttributeValue) throws -> Void, found: (_ state: consuming ObjectState) throws -> Void
     ) throws(MagicalRecordError) {
         let coder = try store.coder(for: entityName)
         try withStoreErrors {
@@ -153,41 +156,21 @@ final class StoreSnapshot: @unchecked Sendable {
                 prefixes = prefixes.reordered(prefixOrder)
             }
             var isIndexed = [Bool](repeating: false, count: values.count)
-            var found: [(number: Int64, value: Int)] = []
+            var numbers: [Int64] = []
             try index.scanEach(prefixes: prefixes) { sortedIndex, key, _ in
-                let value = prefixOrder[sortedIndex]
-                isIndexed[value] = true
+                isIndexed[prefixOrder[sortedIndex]] = true
                 // The number is what follows the value's prefix, read without a tuple.
                 let number = try KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefixes.keyLength(at: sortedIndex)...]))
                     ?? Self.number(fromIndexKey: Array(key), entityName, attribute)
-                found.append((number, value))
+                numbers.append(number)
             }
-            found.sort { $0.number < $1.number }
-            var keys = EntryBatch(minimumCapacity: found.count, bytes: found.count * Self.typicalKeyBytes)
-            for (number, _) in found { keys.append(writingKey: { StoreLayout.appendObjectKey(number, to: &$0) }, value: { _ in }) }
-            // One array for all the states, in value order, handed out in slices: an array
-            // per value was an allocation per key.
-            var decoded: [(value: Int, state: ObjectState)] = []
-            decoded.reserveCapacity(found.count)
+            for (value, indexed) in zip(values, isIndexed) where !indexed { try absent(value) }
+            numbers.sort()
+            var keys = EntryBatch(minimumCapacity: numbers.count, bytes: numbers.count * Self.typicalKeyBytes)
+            for number in numbers { keys.append(writingKey: { StoreLayout.appendObjectKey(number, to: &$0) }, value: { _ in }) }
             try records.getEach(keys) { position, bytes in
                 guard let bytes else { return }
-                let (number, value) = found[position]
-                decoded.append((value, try coder.decode(bytes, number: number, attributes: nil)))
-            }
-            // Grouped by value with a counting sort: `decoded` is in number order, which
-            // each group keeps, and no state is moved more than once.
-            var groupEnds = [Int](repeating: 0, count: values.count + 1)
-            for entry in decoded { groupEnds[entry.value + 1] += 1 }
-            for value in values.indices { groupEnds[value + 1] += groupEnds[value] }
-            var places = groupEnds
-            var order = [Int](repeating: 0, count: decoded.count)
-            for (index, entry) in decoded.enumerated() {
-                order[places[entry.value]] = index
-                places[entry.value] += 1
-            }
-            let states = order.map { decoded[$0].state }
-            for (position, value) in values.enumerated() {
-                try body(value, states[groupEnds[position]..<groupEnds[position + 1]], isIndexed[position])
+                try found(try coder.decode(bytes, number: numbers[position], attributes: nil))
             }
         }
     }
