@@ -202,11 +202,6 @@ struct LeafEntries {
         replaceValue(at: index) { $0.appendValue(value) }
     }
 
-    /// The same with an inline value from borrowed bytes.
-    mutating func replaceInlineValue(at index: Int, with value: UnsafeRawBufferPointer) {
-        replaceValue(at: index) { $0.appendInlineValue(value) }
-    }
-
     /// Rewrites entry `index` at the end of the buffer with the value `appendValue` appends
     /// (returning its kind).
     private mutating func replaceValue(at index: Int, appending appendValue: (inout LeafEntries) -> UInt8) {
@@ -252,6 +247,7 @@ struct LeafEntries {
     ) -> PutRun {
         // Where each entry that fits goes, found before anything changes.
         var places: [(index: Int, found: Bool, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
+        places.reserveCapacity(64)
         var size = encodedSize
         bytes.withUnsafeBytes { bytes in
             entries.withUnsafeBufferPointer { table in
@@ -268,21 +264,77 @@ struct LeafEntries {
             }
         }
         var result = PutRun(taken: places.count)
-        // Replacements first: they do not move the table, and may compact the buffer the
-        // insertions' bytes then go into.
-        for place in places where place.found {
-            if let reference = overflowReference(at: place.index) { result.freedOverflowBytes += UInt64(reference.frameSize) }
-            replaceInlineValue(at: place.index, with: place.value)
-        }
+        // Every entry's bytes go at the end of the buffer (a replaced key is the batch's
+        // key), then the table takes them: a replacement in its entry's place, insertions
+        // merged in. Compacting waits until the table is whole.
+        let written = appendInlineEntries(places.lazy.map { ($0.index, $0.key, $0.value) })
         var inserted: [(index: Int, entry: Entry)] = []
-        inserted.reserveCapacity(places.count)
-        for place in places where !place.found {
-            inserted.append((place.index, appendInlineBytes(key: place.key, value: place.value)))
-            encodedSize += Self.pageBytes(keyCount: place.key.count, inlineValueCount: place.value.count)
+        inserted.reserveCapacity(written.count)
+        for (place, new) in zip(places, written) {
+            guard place.found else {
+                inserted.append(new)
+                continue
+            }
+            if let reference = overflowReference(at: place.index) { result.freedOverflowBytes += UInt64(reference.frameSize) }
+            let old = entries[place.index]
+            encodedSize -= pageBytes(at: place.index)
+            unusedBytes += Int(old.end - old.start)
+            entries[place.index] = new.entry
         }
         result.inserted = inserted.count
         mergeIntoTable(inserted)
+        compactIfWasteful()
         return result
+    }
+
+    /// Appends the bytes of entries with inline values to the buffer in one piece, written
+    /// in place (five appends an entry, each checking capacity, were most of a put's
+    /// work); returns their table entries, with the places given.
+    private mutating func appendInlineEntries(
+        _ added: some Sequence<(index: Int, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)>
+    ) -> [(index: Int, entry: Entry)] {
+        var total = 0
+        var count = 0
+        for (_, key, value) in added {
+            total += Self.pageBytes(keyCount: key.count, inlineValueCount: value.count) - 2
+            count += 1
+        }
+        var inserted: [(index: Int, entry: Entry)] = []
+        inserted.reserveCapacity(count)
+        var offset = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: total))
+        bytes.withUnsafeMutableBytes { out in
+            for (index, key, value) in added {
+                let start = offset
+                offset = Self.storeVarint(key.count, in: out, at: offset)
+                let keyStart = offset
+                UnsafeMutableRawBufferPointer(rebasing: out[offset..<offset + key.count]).copyMemory(from: key)
+                offset += key.count
+                out[offset] = Self.inlineKind
+                offset = Self.storeVarint(value.count, in: out, at: offset + 1)
+                UnsafeMutableRawBufferPointer(rebasing: out[offset..<offset + value.count]).copyMemory(from: value)
+                offset += value.count
+                inserted.append((index, Entry(
+                    keyPrefix: keyPrefix(key), start: UInt32(start), keyStart: UInt32(keyStart),
+                    end: UInt32(offset), keyLength: UInt16(key.count), kind: Self.inlineKind, isChanged: true
+                )))
+            }
+        }
+        encodedSize += total + 2 * inserted.count
+        return inserted
+    }
+
+    /// Writes `value` as a varint at `offset`; returns the offset after it.
+    private static func storeVarint(_ value: Int, in out: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var remaining = UInt(value)
+        var offset = offset
+        while remaining >= 0x80 {
+            out[offset] = UInt8(truncatingIfNeeded: remaining) | 0x80
+            remaining >>= 7
+            offset += 1
+        }
+        out[offset] = UInt8(remaining)
+        return offset + 1
     }
 
     /// Puts `inserted` (ascending places in the table as it is; several may share one, in
