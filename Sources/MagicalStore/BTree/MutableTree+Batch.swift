@@ -57,16 +57,19 @@ extension MutableTree {
         }
         var leaf: DirtyNode?
         var upperBound: [UInt8]?
-        func belongsInLeaf(_ position: Int) -> Bool {
-            upperBound.map { bound in bound.withUnsafeBytes { compareBytes(entries.key(ordered[position]), $0) } < 0 } ?? true
+        // Reads a constant: a closure reading the variable checked exclusive access at run
+        // time on each call.
+        func belongs(_ position: Int, before bound: [UInt8]?) -> Bool {
+            bound.map { bound in bound.withUnsafeBytes { compareBytes(entries.key(ordered[position]), $0) } < 0 } ?? true
         }
         var leavesSinceSpill = 0
         var position = 0
         while position < ordered.count {
-            if let current = leaf, belongsInLeaf(position) {
+            if let current = leaf, belongs(position, before: upperBound) {
                 if isInline(ordered[position]) {
                     // The inline entries that belong in this leaf go in together, as many as fit.
-                    let taken = putInline(ordered, startingAt: position, of: entries, into: current) { isInline(ordered[$0]) && belongsInLeaf($0) }
+                    let bound = upperBound
+                    let taken = putInline(ordered, startingAt: position, of: entries, into: current) { isInline(ordered[$0]) && belongs($0, before: bound) }
                     position += taken
                     if taken > 0 { continue }
                 } else if try insertIfFits(Array(entries.key(ordered[position])), leafValue(ordered[position]), into: current) {
@@ -135,8 +138,10 @@ extension MutableTree {
     private func delete(_ ordered: [Int], of entries: EntryBatch.Entries) throws -> Int {
         var leaf: DirtyNode?
         var upperBound: [UInt8]?
-        func belongsInLeaf(_ position: Int) -> Bool {
-            upperBound.map { bound in bound.withUnsafeBytes { compareBytes(entries.key(ordered[position]), $0) } < 0 } ?? true
+        // Reads a constant: a closure reading the variable checked exclusive access at run
+        // time on each call.
+        func belongs(_ position: Int, before bound: [UInt8]?) -> Bool {
+            bound.map { bound in bound.withUnsafeBytes { compareBytes(entries.key(ordered[position]), $0) } < 0 } ?? true
         }
         var removed = 0
         var position = 0
@@ -145,8 +150,9 @@ extension MutableTree {
                 position += 1
                 continue
             }
-            if let current = leaf, belongsInLeaf(position) {
-                let done = removeRun(ordered, startingAt: position, of: entries, from: current, while: belongsInLeaf)
+            if let current = leaf, belongs(position, before: upperBound) {
+                let bound = upperBound
+                let done = removeRun(ordered, startingAt: position, of: entries, from: current) { belongs($0, before: bound) }
                 removed += done.removed
                 position += done.taken
                 if done.taken > 0 { continue }
