@@ -65,6 +65,40 @@ import Testing
         #expect(try StoreChecker(path: directory.file()).run().problems == [])
     }
 
+    /// Batches of keys deleted from a full tree, unsorted, repeated, some absent, their
+    /// values ignored: the count is of keys that were there, the tree holds what a
+    /// dictionary does, and checks clean.
+    @Test(arguments: [512, 8192])
+    func deletesMatchAReference(pageSize: Int) throws {
+        var random = SeededGenerator(seed: UInt64(pageSize) + 9)
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: pageSize))
+        var reference = BTreeTests.Reference()
+        let count = 5_000 * testScale
+        var batch = EntryBatch()
+        for number in 0..<count {
+            let value = BTreeTests.randomValue(&random, pageSize: pageSize)
+            batch.append(key: numberKey(number), value: value)
+            reference.entries[numberKey(number)] = value
+        }
+        try store.write { try $0.openTree("tree").putBatch(batch) }
+        for _ in 0..<4 {
+            var keys = EntryBatch()
+            var expected = Set<[UInt8]>()
+            for _ in 0..<(count / 3) {
+                let key = numberKey(Int.random(in: 0..<count * 2, using: &random))
+                keys.append(writingKey: { $0 += key }, value: { $0 += [7] })
+                if reference.entries.removeValue(forKey: key) != nil { expected.insert(key) }
+            }
+            let removed = try store.write { try $0.openTree("tree").deleteBatch(keys) }
+            #expect(removed == expected.count)
+            try BTreeTests().expectAllEntries(of: store.read().tree("tree"), equal: reference)
+            #expect(try store.read().tree("tree").count == reference.entries.count)
+        }
+        try store.close()
+        #expect(try StoreChecker(path: directory.file()).run().problems == [])
+    }
+
     /// A key past the page's limit in a batch is refused, and nothing of the batch is stored.
     @Test func refusesAnOversizedKeyWholly() throws {
         let directory = TemporaryDirectory()

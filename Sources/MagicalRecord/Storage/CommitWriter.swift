@@ -66,7 +66,8 @@ struct CommitWriter {
     /// Deletes members of unordered to-manys (each set is keyed by target), each
     /// relationship's in one batch: an import moves thousands of objects between a few owners.
     private func deleteRemovedTargets(_ removals: [RemovedTarget]) throws {
-        var trees: [(name: String, keys: [[UInt8]])] = []
+        // Each tree's keys in one buffer: an array per key was an allocation per removal.
+        var trees: [(name: String, keys: EntryBatch)] = []
         var placeOfTree: [String: Int] = [:]
         // Removals come in runs of one relationship: its tree is named and found once a run,
         // not once a removal.
@@ -83,11 +84,17 @@ struct CommitWriter {
                 } else {
                     place = trees.count
                     placeOfTree[tree] = place
-                    trees.append((tree, []))
+                    trees.append((tree, EntryBatch()))
                 }
                 run = (removal.owner.entityName, removal.position, place)
             }
-            trees[place].keys.append(KeyEncoding.encode(.int(removal.owner.number), .int(removal.target.number)))
+            trees[place].keys.append(
+                writingKey: {
+                    KeyEncoding.encode(.int(removal.owner.number), into: &$0)
+                    KeyEncoding.encode(.int(removal.target.number), into: &$0)
+                },
+                value: { _ in }
+            )
         }
         for (tree, keys) in trees.sorted(by: { $0.name < $1.name }) {
             try transaction.tree(tree).deleteBatch(keys)
@@ -144,13 +151,13 @@ struct CommitWriter {
         let limit = transaction.maximumKeyLength
         for index in writer.indexes {
             var entries = EntryBatch()
-            var removed: [[UInt8]] = []
+            var removed = EntryBatch()
             for place in states.indices {
                 let oldValue = olds.attribute(index.position, at: place)
                 let newValue = states[place].attributes[index.position]
                 guard oldValue != newValue else { continue }
                 let number = states[place].id.number
-                if let oldValue { removed.append(StoreLayout.indexKey(oldValue, number)) }
+                if let oldValue { removed.append(writingKey: { StoreLayout.appendIndexKey(oldValue, number, to: &$0) }, value: { _ in }) }
                 entries.append(writingKey: { StoreLayout.appendIndexKey(newValue, number, to: &$0) }, value: { _ in })
                 let length = entries.keyLength(at: entries.count - 1)
                 guard length <= limit else {

@@ -123,9 +123,13 @@ extension MutableTree {
     /// stays above the size that calls for a merge; the others take ``delete(_:)``'s path,
     /// which rebalances, so the tree ends as valid as after one delete per key.
     func deleteBatch(_ keys: [[UInt8]]) throws -> Int {
-        var removed = 0
         // In one buffer, which a leaf's run of removals borrows them from.
-        let batch = EntryBatch(keys: keys)
+        try deleteBatch(EntryBatch(keys: keys))
+    }
+
+    /// The same for the keys of `batch` (its values are not read).
+    func deleteBatch(_ batch: EntryBatch) throws -> Int {
+        var removed = 0
         try batch.withEntries { entries in
             let ordered = KeyOrder.ascending(count: entries.count) { entries.key($0) }
             try applyingWhole { removed = try delete(ordered, of: entries) }

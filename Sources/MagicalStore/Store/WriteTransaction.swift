@@ -307,6 +307,14 @@ public struct TreeWriter {
         return try tree.deleteBatch(keys)
     }
 
+    /// The same for the keys of a batch laid out in one buffer (``EntryBatch``; values are
+    /// not read): no array per key.
+    @discardableResult
+    public func deleteBatch(_ keys: EntryBatch) throws -> Int {
+        try transaction.ensureActive()
+        return try tree.deleteBatch(keys)
+    }
+
     /// A cursor over the tree as changed so far; changing the tree invalidates it.
     public func makeCursor() -> Cursor {
         Cursor(root: tree.root, reader: tree.reader)
