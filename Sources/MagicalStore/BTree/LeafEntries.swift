@@ -89,19 +89,37 @@ struct LeafEntries {
 
     /// ``search(_:)`` for a key in borrowed bytes.
     func search(_ key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
-        bytes.withUnsafeBytes { bytes in
-            entries.withUnsafeBufferPointer { Self.search(key, from: 0, in: $0, bytes) }
+        let prefix = keyPrefix(key)
+        return bytes.withUnsafeBytes { bytes in
+            entries.withUnsafeBufferPointer { entries in
+                var low = 0
+                var high = entries.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if Self.compare(entries[middle], bytes, key, prefix) < 0 { low = middle + 1 } else { high = middle }
+                }
+                return (low, low < entries.count && Self.compare(entries[low], bytes, key, prefix) == 0)
+            }
         }
     }
 
-    /// The first index at or after `from` whose key is >= `key`, and whether it is equal;
-    /// every key before `from` must be smaller.
-    private static func search(
+    /// ``search(_:)`` from `from` (every key before it must be smaller), for the next key of
+    /// an ascending run, which mostly lies a few entries past the previous one: steps of 1,
+    /// 2, 4... from `from` bound it, and the search continues within the last step (a run of
+    /// hundreds into one leaf searched the whole rest of it for each key).
+    private static func searchOnward(
         _ key: UnsafeRawBufferPointer, from: Int, in entries: UnsafeBufferPointer<Entry>, _ bytes: UnsafeRawBufferPointer
     ) -> (index: Int, found: Bool) {
         let prefix = keyPrefix(key)
         var low = from
-        var high = entries.count
+        var step = 1
+        var high = from
+        while high < entries.count, compare(entries[high], bytes, key, prefix) < 0 {
+            low = high + 1
+            high = low + step
+            step *= 2
+        }
+        high = min(high, entries.count)
         while low < high {
             let middle = (low + high) / 2
             if compare(entries[middle], bytes, key, prefix) < 0 { low = middle + 1 } else { high = middle }
@@ -253,7 +271,7 @@ struct LeafEntries {
             entries.withUnsafeBufferPointer { table in
                 var from = 0
                 while let (key, value) = entry(places.count) {
-                    let place = Self.search(key, from: from, in: table, bytes)
+                    let place = Self.searchOnward(key, from: from, in: table, bytes)
                     let added = Self.pageBytes(keyCount: key.count, inlineValueCount: value.count)
                     let replaced = place.found ? pageBytes(at: place.index) : 0
                     guard size - replaced + added <= capacity else { return }
@@ -388,7 +406,7 @@ struct LeafEntries {
             entries.withUnsafeBufferPointer { table in
                 var from = 0
                 while let key = key(result.taken) {
-                    let place = Self.search(key, from: from, in: table, bytes)
+                    let place = Self.searchOnward(key, from: from, in: table, bytes)
                     if place.found {
                         let entryBytes = pageBytes(at: place.index)
                         guard size - entryBytes >= floor else { return }
