@@ -27,6 +27,23 @@ import Testing
         #expect(KeyOrder.ascending(count: keys.count) { keys[$0] } == expected)
     }
 
+    /// Numbers, negative and positive, extreme and repeated, in small and large batches:
+    /// numeric order, equal numbers by index.
+    @Test(arguments: 0..<UInt64(6))
+    func numbersAscendInOrderThenIndex(seed: UInt64) {
+        var random = SplitMix64(seed: seed + 100)
+        let count = seed % 2 == 0 ? Int.random(in: 0..<KeyOrder.radixSortMinimum, using: &random) : Int.random(in: 128...3_000, using: &random)
+        let numbers: [Int64] = (0..<count).map { _ in
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: return [Int64.min, Int64.max, -1, 0, 1].randomElement(using: &random)!
+            case 1: return Int64.random(in: Int64.min...Int64.max, using: &random)
+            default: return Int64.random(in: -40...40, using: &random) * 1_000_003
+            }
+        }
+        let expected = numbers.indices.sorted { ($0 < $1 && numbers[$0] == numbers[$1]) || numbers[$0] < numbers[$1] }
+        #expect(KeyOrder.ascending(numbers) == expected)
+    }
+
     /// A stored key against a key by prefixes (and lengths, when both fit in 8 bytes)
     /// orders as their bytes do: zero bytes at the end of short keys included.
     @Test func storedKeysCompareAsTheirBytes() {

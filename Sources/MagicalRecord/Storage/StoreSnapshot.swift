@@ -181,14 +181,13 @@ final class StoreSnapshot: @unchecked Sendable {
     /// The places of `values` in ascending numeric order when every one is an integer
     /// (an import's keys, as a rule); nil otherwise.
     private static func numericOrder(_ values: [AttributeValue]) -> [Int]? {
-        var numbered: [(number: Int64, place: Int)] = []
-        numbered.reserveCapacity(values.count)
-        for (place, value) in values.enumerated() {
+        var numbers: [Int64] = []
+        numbers.reserveCapacity(values.count)
+        for value in values {
             guard case .integer(let number) = value else { return nil }
-            numbered.append((number, place))
+            numbers.append(number)
         }
-        numbered.sort { $0.number < $1.number || ($0.number == $1.number && $0.place < $1.place) }
-        return numbered.map(\.place)
+        return KeyOrder.ascending(numbers)
     }
 
     /// The smallest object number whose attribute at `position` equals `value` in the

@@ -86,6 +86,20 @@ public enum KeyOrder {
         return sorted.map(\.index)
     }
 
+    /// The indices of `numbers` in ascending order, equal numbers by index: the radix sort
+    /// of keys, on the numbers themselves (an import's integer keys, which encode in
+    /// numeric order).
+    public static func ascending(_ numbers: [Int64]) -> [Int] {
+        // With the sign bit flipped, unsigned order is signed order.
+        var sorted = numbers.indices.map { Prefixed(prefix: UInt64(bitPattern: numbers[$0]) ^ (1 << 63), index: $0) }
+        if sorted.count < radixSortMinimum {
+            sorted.sort { ($0.prefix, $0.index) < ($1.prefix, $1.index) }
+        } else {
+            radixSortByPrefix(&sorted)
+        }
+        return sorted.map(\.index)
+    }
+
     /// Below this many keys a comparison sort is quicker than radix passes.
     static let radixSortMinimum = 128
 
