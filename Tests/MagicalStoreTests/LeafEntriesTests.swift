@@ -81,21 +81,27 @@ import Testing
                 }
             }
             try expectSame(entries, pairs)
-            // Written out: large values first, then the page, which reads back as the pairs.
-            for index in pairs.indices where entries.isPendingOverflow(at: index) {
-                let reference = OverflowReference(offset: UInt64(index) * 4096, frameSize: 64, length: 300)
-                entries.resolvePendingOverflow(at: index) { _ in reference }
-                pairs[index].value = .overflow(reference)
-            }
-            var payload: [UInt8] = []
-            entries.encode(into: &payload)
-            let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: payload)
-            #expect(page.count == pairs.count)
-            for (index, pair) in pairs.enumerated() {
-                #expect(page.key(at: index) == pair.key)
-                #expect(page.value(at: index) == pair.value)
-            }
+            try expectWrittenPage(&entries, &pairs)
         }
+    }
+
+    /// Written out, large values first and then the page, `entries` read back as `pairs`
+    /// (their pending values become the references written).
+    private func expectWrittenPage(_ entries: inout LeafEntries, _ pairs: inout [Pair]) throws {
+        for index in pairs.indices where entries.isPendingOverflow(at: index) {
+            let reference = OverflowReference(offset: UInt64(index) * 4096, frameSize: 64, length: 300)
+            entries.resolvePendingOverflow(at: index) { _ in reference }
+            pairs[index].value = .overflow(reference)
+        }
+        var payload: [UInt8] = []
+        entries.encode(into: &payload)
+        try expectPage(payload, holds: pairs)
+    }
+
+    private func expectPage(_ payload: [UInt8], holds pairs: [Pair]) throws {
+        let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: payload)
+        #expect((0..<page.count).map { page.key(at: $0) } == pairs.map(\.key))
+        #expect((0..<page.count).map { page.value(at: $0) } == pairs.map(\.value))
     }
 
     /// Many replacements of the same entries leave most of the buffer unused; it is
@@ -284,17 +290,7 @@ extension LeafEntriesTests {
                 pairs = expected.pairs
                 try expectSame(entries, pairs)
             }
-            // What a commit writes, a delta or the whole leaf, reads back as the pairs.
-            for index in pairs.indices where entries.isPendingOverflow(at: index) {
-                let reference = OverflowReference(offset: UInt64(index) * 4096, frameSize: 64, length: 300)
-                entries.resolvePendingOverflow(at: index) { _ in reference }
-                pairs[index].value = .overflow(reference)
-            }
-            var payload: [UInt8] = []
-            entries.encode(into: &payload)
-            let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: payload)
-            #expect((0..<page.count).map { page.key(at: $0) } == pairs.map(\.key))
-            #expect((0..<page.count).map { page.value(at: $0) } == pairs.map(\.value))
+            try expectWrittenPage(&entries, &pairs)
         }
     }
 }
@@ -363,14 +359,9 @@ extension LeafEntriesTests {
                 let merged = try #require(payload.withUnsafeBytes { raw in
                     LeafDelta.parse(raw).flatMap { LeafDelta.merge($0, delta: raw, base: basePage, pageSize: 1 << 16) }
                 })
-                let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: merged.payload)
-                #expect((0..<page.count).map { page.key(at: $0) } == pairs.map(\.key))
-                #expect((0..<page.count).map { page.value(at: $0) } == pairs.map(\.value))
+                try expectPage(merged.payload, holds: pairs)
             }
-            entries.encode(into: &payload)
-            let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: payload)
-            #expect((0..<page.count).map { page.key(at: $0) } == pairs.map(\.key))
-            #expect((0..<page.count).map { page.value(at: $0) } == pairs.map(\.value))
+            try expectWrittenPage(&entries, &pairs)
         }
     }
 }

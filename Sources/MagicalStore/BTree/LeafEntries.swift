@@ -324,12 +324,12 @@ struct LeafEntries {
         bytes.withUnsafeMutableBytes { out in
             for (index, key, value) in added {
                 let start = offset
-                offset = Self.storeVarint(key.count, in: out, at: offset)
+                offset = out.storeVarint(key.count, at: offset)
                 let keyStart = offset
                 UnsafeMutableRawBufferPointer(rebasing: out[offset..<offset + key.count]).copyMemory(from: key)
                 offset += key.count
                 out[offset] = Self.inlineKind
-                offset = Self.storeVarint(value.count, in: out, at: offset + 1)
+                offset = out.storeVarint(value.count, at: offset + 1)
                 UnsafeMutableRawBufferPointer(rebasing: out[offset..<offset + value.count]).copyMemory(from: value)
                 offset += value.count
                 inserted.append((index, Entry(
@@ -340,19 +340,6 @@ struct LeafEntries {
         }
         encodedSize += total + 2 * inserted.count
         return inserted
-    }
-
-    /// Writes `value` as a varint at `offset`; returns the offset after it.
-    private static func storeVarint(_ value: Int, in out: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        var remaining = UInt(value)
-        var offset = offset
-        while remaining >= 0x80 {
-            out[offset] = UInt8(truncatingIfNeeded: remaining) | 0x80
-            remaining >>= 7
-            offset += 1
-        }
-        out[offset] = UInt8(remaining)
-        return offset + 1
     }
 
     /// Puts `inserted` (ascending places in the table as it is; several may share one, in

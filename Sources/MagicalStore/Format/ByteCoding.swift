@@ -19,9 +19,16 @@ extension Array where Element == UInt8 {
         append(UInt8(remaining))
     }
 
-    /// Overwrites `varintSize(value)` bytes at `offset` with `value` as a varint; returns
-    /// the offset after it (for a header written once what follows it is known).
-    public mutating func storeVarint(_ value: Int, at offset: Int) -> Int {
+    /// Overwrites `T.bitWidth / 8` bytes at `offset`.
+    mutating func storeLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self) }
+    }
+}
+
+extension UnsafeMutableRawBufferPointer {
+    /// Writes `value` as a varint at `offset`, which has room for it; returns the offset
+    /// after it.
+    func storeVarint(_ value: Int, at offset: Int) -> Int {
         var remaining = UInt64(value)
         var offset = offset
         while remaining >= 0x80 {
@@ -31,11 +38,6 @@ extension Array where Element == UInt8 {
         }
         self[offset] = UInt8(remaining)
         return offset + 1
-    }
-
-    /// Overwrites `T.bitWidth / 8` bytes at `offset`.
-    mutating func storeLittleEndian<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-        withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self) }
     }
 }
 
