@@ -275,12 +275,26 @@ struct DirectImporter {
         var recordCount: Int { records.count }
         /// Every key the batch names, by entity (``collectKeys(_:)``).
         fileprivate(set) var keys: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
-        fileprivate var attributes: [(position: Int, value: AttributeValue)] = []
-        /// Per relationship given: the target's key, or nil to clear it; `link`: the
-        /// relationship's place in `byKeys`.
-        fileprivate var targets: [(link: Int, key: AttributeValue?)] = []
+        fileprivate var attributes: [PlannedAttribute] = []
+        /// Per relationship given: the target's key, or nil to clear it.
+        fileprivate var targets: [PlannedTarget] = []
         /// The keys looked up ahead, as of some commit.
         var lookup: ImportKeyLookup?
+    }
+
+    /// A planned record's converted attribute value, by the attribute's position. A type
+    /// of its own, not a tuple: a batch's hundreds of thousands are destroyed through their
+    /// type's own witness, not the runtime's walk of a tuple's elements.
+    fileprivate struct PlannedAttribute {
+        let position: Int
+        let value: AttributeValue
+    }
+
+    /// A planned record's relationship given by its target's key (nil: cleared); `link`:
+    /// the relationship's place in `byKeys`.
+    fileprivate struct PlannedTarget {
+        let link: Int
+        let key: AttributeValue?
     }
 
     /// What one record does, converted in full before anything changes: a record that
@@ -390,10 +404,12 @@ struct DirectImporter {
         for index in attributePlans.indices {
             switch places.member(1 + index, in: object, nullAsAbsent: options.nullAsAbsent) {
             case .absent:
-                if let value = attributePlans[index].valueWhenAbsent { planned.attributes.append((attributePlans[index].position, value)) }
+                if let value = attributePlans[index].valueWhenAbsent { planned.attributes.append(PlannedAttribute(position: attributePlans[index].position, value: value)) }
             case .found(let value, let place):
                 do throws(ImportValueError) {
-                    planned.attributes.append((attributePlans[index].position, try attributePlans[index].conversion.value(from: value)))
+                    planned.attributes.append(PlannedAttribute(
+                        position: attributePlans[index].position, value: try attributePlans[index].conversion.value(from: value)
+                    ))
                 } catch {
                     throw ImportError(entity: entityName, recordIndex: recordIndex, reason: .conversion(
                         attribute: mapping.attributes[index].attribute.name, key: places.keyPath(at: place), value: value.briefText, reason: error.reason
@@ -405,9 +421,11 @@ struct DirectImporter {
         for link in byKeys.indices {
             guard case .found(let value, _) = places.member(1 + attributePlans.count + link, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
             switch value {
-            case .null: planned.targets.append((link, nil))
+            case .null: planned.targets.append(PlannedTarget(link: link, key: nil))
             case .object: continue
-            default: planned.targets.append((link, try Importer.convertKey(value, byKeys[link].targetKey, entity: byKeys[link].destinationName, index: recordIndex)))
+            default:
+                let key = try Importer.convertKey(value, byKeys[link].targetKey, entity: byKeys[link].destinationName, index: recordIndex)
+                planned.targets.append(PlannedTarget(link: link, key: key))
             }
         }
         return RecordPlan(key: key, attributes: attributeStart..<planned.attributes.count, targets: targetStart..<planned.targets.count)
@@ -526,7 +544,7 @@ private struct DirectBatch {
     }
 
     /// Sets the attributes `values[range]` (position and value) of the object at `index`.
-    mutating func setAttributes(of index: Int, _ values: [(position: Int, value: AttributeValue)], _ range: Range<Int>) {
+    mutating func setAttributes(of index: Int, _ values: [DirectImporter.PlannedAttribute], _ range: Range<Int>) {
         for place in range { entries[index].state.attributes[values[place].position] = values[place].value }
     }
 
