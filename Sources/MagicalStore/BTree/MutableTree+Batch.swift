@@ -57,11 +57,7 @@ extension MutableTree {
         }
         var leaf: DirtyNode?
         var upperBound: [UInt8]?
-        // Reads a constant: a closure reading the variable checked exclusive access at run
-        // time on each call.
-        func belongs(_ position: Int, before bound: [UInt8]?) -> Bool {
-            bound.map { bound in bound.withUnsafeBytes { compareBytes(entries.key(ordered[position]), $0) } < 0 } ?? true
-        }
+        func belongs(_ position: Int, before bound: [UInt8]?) -> Bool { Self.precedes(entries.key(ordered[position]), bound) }
         var leavesSinceSpill = 0
         var position = 0
         while position < ordered.count {
@@ -142,11 +138,7 @@ extension MutableTree {
     private func delete(_ ordered: [Int], of entries: EntryBatch.Entries) throws -> Int {
         var leaf: DirtyNode?
         var upperBound: [UInt8]?
-        // Reads a constant: a closure reading the variable checked exclusive access at run
-        // time on each call.
-        func belongs(_ position: Int, before bound: [UInt8]?) -> Bool {
-            bound.map { bound in bound.withUnsafeBytes { compareBytes(entries.key(ordered[position]), $0) } < 0 } ?? true
-        }
+        func belongs(_ position: Int, before bound: [UInt8]?) -> Bool { Self.precedes(entries.key(ordered[position]), bound) }
         var removed = 0
         var position = 0
         while position < ordered.count {
@@ -171,6 +163,13 @@ extension MutableTree {
             if root != nil { (leaf, upperBound) = try dirtyLeaf(for: key) }
         }
         return removed
+    }
+
+    /// Whether `key` sorts before `bound` (nil: past every key), the smallest key beyond a
+    /// leaf. A run's closure passes the bound as a constant: reading the loop's variable,
+    /// it checked exclusive access at run time on each call.
+    private static func precedes(_ key: UnsafeRawBufferPointer, _ bound: [UInt8]?) -> Bool {
+        bound.map { bound in bound.withUnsafeBytes { compareBytes(key, $0) } < 0 } ?? true
     }
 
     /// Indices of `entries` in ascending key order, one per key (the last occurrence).
