@@ -36,6 +36,26 @@ import Testing
         return (reopened, report)
     }
 
+    /// A base whose key lengths take more bytes than they need (any LEB128 reads, Spec
+    /// section 1) merges with a delta into the leaf the two describe.
+    @Test func aDeltaMergesOntoABaseWithLongerLengthEncodings() throws {
+        let first: [UInt8] = [0x83, 0x00] + Array("abc".utf8) + [0, 0x01, 7]
+        let second: [UInt8] = [0x03] + Array("xyz".utf8) + [0, 0x01, 8]
+        let basePayload: [UInt8] = [2, 0, 6, 0, UInt8(6 + first.count), 0] + first + second
+        let base = try PageNode(offset: 4096, frameSize: 100, transaction: 1, isLeaf: true, payload: basePayload)
+        var delta: [UInt8] = []
+        delta.appendLittleEndian(UInt64(4096))
+        delta.appendLittleEndian(UInt32(100))
+        delta += [1, 0, 4, 0, 0x03] + Array("mmm".utf8) + [0, 0x01, 9]
+        let merged = try delta.withUnsafeBytes { raw in
+            let parsed = try #require(LeafDelta.parse(raw))
+            return try #require(LeafDelta.merge(parsed, delta: raw, base: base, pageSize: Self.pageSize))
+        }
+        let page = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: merged.payload)
+        #expect((0..<page.count).map { page.key(at: $0) } == ["abc", "mmm", "xyz"].map { Array($0.utf8) })
+        #expect((0..<page.count).map { page.value(at: $0) } == [.inline([7]), .inline([9]), .inline([8])])
+    }
+
     @Test func aOneEntryChangeWritesADeltaNotALeaf() throws {
         let directory = TemporaryDirectory()
         var (store, expected) = try Self.makeStore(in: directory)

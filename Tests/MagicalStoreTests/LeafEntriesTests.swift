@@ -166,6 +166,25 @@ import Testing
 
     /// Entries appended from borrowed bytes are the entries appended as arrays: the same
     /// page, the same size, the same keys found.
+    /// The format reads any LEB128 length, minimal or not (Spec section 1): a page whose
+    /// key length takes two bytes is copied and written again with its entries intact.
+    @Test func copiesAPageWithLongerLengthEncodings() throws {
+        // Entry 0: key length 3 in two bytes, value length 1 in two; entry 1 minimal.
+        let first: [UInt8] = [0x83, 0x00] + Array("abc".utf8) + [0, 0x81, 0x00, 7]
+        let second: [UInt8] = [0x03] + Array("xyz".utf8) + [0, 0x01, 8]
+        var payload: [UInt8] = [2, 0, 6, 0, UInt8(6 + first.count), 0]
+        payload += first + second
+        let page = try PageNode(offset: 4096, frameSize: 100, transaction: 1, isLeaf: true, payload: payload)
+        var pairs: [Pair] = [(Array("abc".utf8), .inline([7])), (Array("xyz".utf8), .inline([8]))]
+        try expectPage(payload, holds: pairs)
+
+        var copy = LeafEntries(page: page)
+        #expect(copy.encodedSize == payload.count)
+        copy.insert(Array("mmm".utf8), .inline([9]), at: 1)
+        pairs.insert((Array("mmm".utf8), .inline([9])), at: 1)
+        try expectWrittenPage(&copy, &pairs)
+    }
+
     @Test func borrowedInlineEntriesMatchArrayOnes() throws {
         var random = SeededGenerator(seed: 11)
         var borrowed = LeafEntries()

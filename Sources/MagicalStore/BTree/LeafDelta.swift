@@ -80,8 +80,7 @@ struct LeafDelta: Sendable {
             let stop = key.map { max(baseIndex, base.lowerBound($0)) } ?? base.entries.count
             while baseIndex < stop {
                 let location = base.entries[baseIndex]
-                let keyStart = Int(location.keyStart)
-                pieces.append((false, keyStart - varintSize(Int(location.keyLength)), Int(location.valueStart) + Int(location.valueLength)))
+                pieces.append((false, base.entryStart(at: baseIndex), Int(location.valueStart) + Int(location.valueLength)))
                 baseIndex += 1
             }
         }

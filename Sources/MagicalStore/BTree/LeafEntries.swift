@@ -52,11 +52,11 @@ struct LeafEntries {
         removedKeys = page.delta?.removedKeys ?? []
         bytes = page.payload
         entries.reserveCapacity(page.entries.count + 8)
-        for location in page.entries {
+        for (index, location) in page.entries.enumerated() {
             let keyStart = Int(location.keyStart)
             let keyLength = Int(location.keyLength)
             entries.append(Entry(
-                keyPrefix: location.keyPrefix, start: UInt32(keyStart - varintSize(keyLength)), keyStart: UInt32(keyStart),
+                keyPrefix: location.keyPrefix, start: UInt32(page.entryStart(at: index)), keyStart: UInt32(keyStart),
                 end: UInt32(Int(location.valueStart) + Int(location.valueLength)), keyLength: UInt16(keyLength),
                 kind: location.isOverflow ? Self.overflowKind : Self.inlineKind
             ))

@@ -226,6 +226,20 @@ final class PageNode: Sendable {
         }
     }
 
+    /// Where leaf entry `index` starts in `payload`, as the page's table says: its
+    /// key-length varint may take more bytes than the length needs (Spec section 1).
+    func entryStart(at index: Int) -> Int {
+        Int(payload.withUnsafeBytes { $0.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self) })
+    }
+
+    /// Page bytes of leaf entry `index` with its slot, when it is an inline one whose key
+    /// and value together are at most `inlineLimit` bytes; nil for any other.
+    func inlineEntryBytes(at index: Int, inlineLimit: Int) -> Int? {
+        let location = entries[index]
+        guard !location.isOverflow, Int(location.keyLength) + Int(location.valueLength) <= inlineLimit else { return nil }
+        return 2 + Int(location.valueStart) + Int(location.valueLength) - entryStart(at: index)
+    }
+
     /// Calls `body` with leaf entries from `start` to the last (to the first when
     /// `reverse`), as ``withEntry(at:overflow:_:)`` gives them, until it returns false.
     /// Forwards, `end` stops the walk before that index. True when it went through.
