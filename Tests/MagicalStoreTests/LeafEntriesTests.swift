@@ -185,6 +185,36 @@ import Testing
         try expectWrittenPage(&copy, &pairs)
     }
 
+    /// A page's inline entries appended in runs are the entries appended one at a time: the
+    /// same pairs and size, and the page written from them reads back the same.
+    @Test func runsOfAPageMatchItsEntriesOneAtATime() throws {
+        var random = SeededGenerator(seed: 23)
+        var source = LeafEntries()
+        for number in 0..<120 { source.append(numberKey(number), .inline(random.bytes(count: Int.random(in: 0...30, using: &random)))) }
+        var payload: [UInt8] = []
+        source.encode(into: &payload)
+        let page = try PageNode(offset: 4096, frameSize: 100, transaction: 1, isLeaf: true, payload: payload)
+        var runs = LeafEntries()
+        var pairs: [Pair] = []
+        var index = 0
+        while index < page.count {
+            let length = Int.random(in: 1...20, using: &random)
+            let run = page.inlineRun(from: index, to: min(index + length, page.count), room: .max, inlineLimit: 1_000, takesFirst: false)
+            #expect(run.count == min(length, page.count - index))
+            runs.appendEntries(ofPage: page, in: index..<index + run.count, bytes: run.bytes)
+            for entry in index..<index + run.count { pairs.append((page.key(at: entry), page.value(at: entry))) }
+            index += run.count
+        }
+        try expectSame(runs, pairs)
+        try expectWrittenPage(&runs, &pairs)
+        // A run stops before the entry that would overflow the room, and at a value over the limit.
+        let firstTwo = page.inlineRun(from: 0, to: page.count, room: LeafEntries.pageBytes(key: pairs[0].key, value: pairs[0].value)
+            + LeafEntries.pageBytes(key: pairs[1].key, value: pairs[1].value), inlineLimit: 1_000, takesFirst: false)
+        #expect(firstTwo.count == 2)
+        #expect(page.inlineRun(from: 0, to: page.count, room: 0, inlineLimit: 1_000, takesFirst: true).count == 1)
+        #expect(page.inlineRun(from: 0, to: page.count, room: .max, inlineLimit: 0, takesFirst: true).count == 0)
+    }
+
     @Test func borrowedInlineEntriesMatchArrayOnes() throws {
         var random = SeededGenerator(seed: 11)
         var borrowed = LeafEntries()

@@ -71,6 +71,37 @@ struct TreeCopierTests {
         try reopened.close()
     }
 
+    /// In one range, each leaf is as full as a page allows: the next leaf's first entry
+    /// would not have fitted in it. Entries arrive in runs copied from their old leaves,
+    /// inline and overflow values mixed, and no run may stop short or overfill a leaf.
+    @Test func eachLeafOfARangeTakesEveryEntryThatFits() throws {
+        let directory = TemporaryDirectory()
+        let (store, trees) = try Self.makeStore(at: directory.file(), threads: 1, entriesPerScanThread: 1 << 30)
+        try store.compact()
+        #expect(try Self.contents(of: store, trees.keys) == trees)
+        let tree = try store.read().tree("big")
+        let reader = tree.reader
+        var level = [try reader.node(#require(tree.root))]
+        while !level[0].isLeaf {
+            level = try level.flatMap { node in try committedPage(node).children.map { try reader.node(.page($0)) } }
+        }
+        let leaves = try level.map { try committedPage($0) }
+        #expect(leaves.count > 10)
+        #expect(leaves.reduce(0) { $0 + $1.count } == trees["big"]!.count)
+        let pagePayload = FileFormat.maximumPagePayload(pageSize: Self.pageSize)
+        for (leaf, next) in zip(leaves, leaves.dropFirst()) {
+            let location = next.entries[0]
+            let firstEntryBytes = 2 + Int(location.valueStart) + Int(location.valueLength) - next.entryStart(at: 0)
+            #expect(leaf.payload.count + firstEntryBytes > pagePayload)
+        }
+        try store.close()
+    }
+
+    private func committedPage(_ node: NodeView) throws -> PageNode {
+        guard case .page(let page) = node else { throw StoreError.corrupt(offset: 0, reason: "a committed tree holds a changed node") }
+        return page
+    }
+
     /// Leaves are as full as one loader makes them, but for the last of each range.
     @Test func rangesCostAtMostAPartLeafEach() throws {
         func bigTreeBytes(threads: Int, entriesPerScanThread: Int) throws -> UInt64 {

@@ -69,17 +69,33 @@ public struct Cursor {
     public mutating func forEachEntry(
         below upper: [UInt8]?, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
+        let reader = reader
+        try forEachRun(below: upper) { page, run in
+            try page.forEachEntry(from: run.lowerBound, below: run.upperBound, reverse: false, overflow: { try reader.bytes(of: $0) }, body)
+        } entry: { key, value in
+            try body(key, value)
+        }
+    }
+
+    /// Calls `page` with each committed leaf's entries from the cursor's place forwards
+    /// whose keys are below `upper` (to the end when nil), as one run of indices, and
+    /// `entry` with each such entry of a leaf changed in this transaction, until either
+    /// returns false: a compaction copies a leaf's entries a run at a time.
+    mutating func forEachRun(
+        below upper: [UInt8]?,
+        page visit: (_ page: PageNode, _ run: Range<Int>) throws -> Bool,
+        entry: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
         while let leaf = path.last {
             if case .page(let page) = leaf.node {
                 // The bound is looked up once per leaf; a leaf wholly below it needs one compare.
                 let end = upper.map { upper in
                     upper.withUnsafeBytes { page.compareKey(at: page.count - 1, with: $0) < 0 ? page.count : page.lowerBound($0) }
                 } ?? page.count
-                guard try page.forEachEntry(from: leaf.index, below: end, reverse: false, overflow: { try reader.bytes(of: $0) }, body),
-                      end == page.count else { return }
+                guard try leaf.index >= end || visit(page, leaf.index..<end), end == page.count else { return }
                 path[path.count - 1].index = page.count - 1
             } else {
-                guard let key, upper.map({ compareBytes(key, $0) < 0 }) ?? true, try withEntry(body) == true else { return }
+                guard let key, upper.map({ compareBytes(key, $0) < 0 }) ?? true, try withEntry(entry) == true else { return }
             }
             try next()
         }

@@ -470,6 +470,37 @@ struct LeafEntries {
         removedKeys = []
     }
 
+    /// Appends the inline entries `range` of a committed leaf after the last one, their
+    /// bytes copied as the page holds them (`bytes`: theirs with their slots, as
+    /// ``PageNode/inlineRun(from:to:room:inlineLimit:takesFirst:)`` counts them): a
+    /// compaction refills leaves from runs of entries, not one entry at a time.
+    mutating func appendEntries(ofPage page: PageNode, in range: Range<Int>, bytes pageBytes: Int) {
+        var offset = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: pageBytes - 2 * range.count))
+        entries.reserveCapacity(entries.count + range.count)
+        page.payload.withUnsafeBytes { source in
+            page.entries.withUnsafeBufferPointer { locations in
+                bytes.withUnsafeMutableBytes { target in
+                    for index in range {
+                        let location = locations[index]
+                        precondition(!location.isOverflow, "only inline entries are copied in runs")
+                        let start = Int(source.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self))
+                        let end = Int(location.valueStart) + Int(location.valueLength)
+                        (target.baseAddress! + offset).copyMemory(from: source.baseAddress! + start, byteCount: end - start)
+                        let shift = offset - start
+                        entries.append(Entry(
+                            keyPrefix: location.keyPrefix, start: UInt32(offset), keyStart: UInt32(Int(location.keyStart) + shift),
+                            end: UInt32(end + shift), keyLength: location.keyLength, kind: Self.inlineKind, isChanged: true
+                        ))
+                        offset += end - start
+                    }
+                }
+            }
+        }
+        precondition(offset == bytes.count, "a run's bytes are those its page holds")
+        encodedSize += pageBytes
+    }
+
     private mutating func appendEntries(of other: LeafEntries, in range: Range<Int>) {
         var total = 0
         for entry in other.entries[range] { total += Int(entry.end - entry.start) }

@@ -232,12 +232,27 @@ final class PageNode: Sendable {
         Int(payload.withUnsafeBytes { $0.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self) })
     }
 
-    /// Page bytes of leaf entry `index` with its slot, when it is an inline one whose key
-    /// and value together are at most `inlineLimit` bytes; nil for any other.
-    func inlineEntryBytes(at index: Int, inlineLimit: Int) -> Int? {
-        let location = entries[index]
-        guard !location.isOverflow, Int(location.keyLength) + Int(location.valueLength) <= inlineLimit else { return nil }
-        return 2 + Int(location.valueStart) + Int(location.valueLength) - entryStart(at: index)
+    /// How many leaf entries from `start` (up to `end`) are inline ones whose key and value
+    /// together are at most `inlineLimit` bytes and whose page bytes with their slots add
+    /// up to at most `room`, the first taken whatever its size when `takesFirst`; and those
+    /// bytes.
+    func inlineRun(from start: Int, to end: Int, room: Int, inlineLimit: Int, takesFirst: Bool) -> (count: Int, bytes: Int) {
+        payload.withUnsafeBytes { raw in
+            entries.withUnsafeBufferPointer { entries in
+                var index = start
+                var bytes = 0
+                while index < end {
+                    let location = entries[index]
+                    guard !location.isOverflow, Int(location.keyLength) + Int(location.valueLength) <= inlineLimit else { break }
+                    let entryStart = Int(raw.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self))
+                    let size = 2 + Int(location.valueStart) + Int(location.valueLength) - entryStart
+                    guard bytes + size <= room || (takesFirst && index == start) else { break }
+                    bytes += size
+                    index += 1
+                }
+                return (index - start, bytes)
+            }
+        }
     }
 
     /// Calls `body` with leaf entries from `start` to the last (to the first when

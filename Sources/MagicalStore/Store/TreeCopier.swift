@@ -128,20 +128,62 @@ struct TreeCopier {
     /// encoded and compressed (run on a range's thread: the writer's encoding reads only
     /// its constants).
     private func leaves(from lower: [UInt8]?, below upper: [UInt8]?) throws -> [FilledLeaf] {
-        let pagePayload = FileFormat.maximumPagePayload(pageSize: pageSize)
-        let inlineLimit = FileFormat.inlineEntryLimit(pageSize: pageSize)
-        var leaves: [FilledLeaf] = []
-        var open = LeafEntries()
-        var firstKey: [UInt8] = []
-        var hasOverflowValues = false
-        func close() {
-            guard open.count > 0 else { return }
-            let content: FilledLeaf.Content = hasOverflowValues ? .withOverflowValues(DirtyNode(leaf: open)) : .encoded(writer.encodeLeaf(open))
-            leaves.append(FilledLeaf(firstKey: firstKey, entryCount: open.count, content: content))
-            open = LeafEntries()
-            hasOverflowValues = false
+        var filler = LeafFiller(writer: writer, pageSize: pageSize)
+        try tree.forEachRun(from: lower, below: upper) { page, run in
+            try filler.add(run, of: page) { try tree.reader.bytes(of: $0) }
+            return true
+        } entry: { key, value in
+            filler.add(key: key, value: value)
+            return true
         }
-        try tree.forEachEntry(from: lower, below: upper) { key, value in
+        return filler.finish()
+    }
+
+    /// Fills leaves in key order, each as full as a page allows, and encodes each as it
+    /// closes. A committed leaf's inline entries go in by runs, their bytes copied as the
+    /// page holds them; checking and copying each entry alone was two fifths of a
+    /// compaction's instructions.
+    private struct LeafFiller {
+        let writer: LogWriter
+        let pagePayload: Int
+        let inlineLimit: Int
+        private(set) var leaves: [FilledLeaf] = []
+        private var open = LeafEntries()
+        private var firstKey: [UInt8] = []
+        private var hasOverflowValues = false
+
+        init(writer: LogWriter, pageSize: Int) {
+            self.writer = writer
+            pagePayload = FileFormat.maximumPagePayload(pageSize: pageSize)
+            inlineLimit = FileFormat.inlineEntryLimit(pageSize: pageSize)
+        }
+
+        /// Adds the entries `run` of `page`; `overflow` reads a value stored in its own frame.
+        mutating func add(_ run: Range<Int>, of page: PageNode, overflow: (LeafValue) throws -> [UInt8]) throws {
+            var index = run.lowerBound
+            while index < run.upperBound {
+                // The inline entries from `index` that fit the open leaf: an empty leaf
+                // takes its first whatever its size, as one entry at a time would.
+                let taken = page.inlineRun(
+                    from: index, to: run.upperBound, room: pagePayload - open.encodedSize, inlineLimit: inlineLimit, takesFirst: open.count == 0
+                )
+                if taken.count > 0 {
+                    if open.count == 0 { firstKey = page.key(at: index) }
+                    open.appendEntries(ofPage: page, in: index..<index + taken.count, bytes: taken.bytes)
+                    index += taken.count
+                } else if open.count > 0, page.inlineRun(from: index, to: index + 1, room: 0, inlineLimit: inlineLimit, takesFirst: true).count == 1 {
+                    close()
+                } else {
+                    // A value in its own frame, or inline but over the limit: read it and
+                    // place it as any entry.
+                    try page.withEntry(at: index, overflow: overflow) { key, value in add(key: key, value: value) }
+                    index += 1
+                }
+            }
+        }
+
+        /// Adds one entry after those added before.
+        mutating func add(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
             let isInline = key.count + value.count <= inlineLimit
             let overflow: LeafValue? = isInline ? nil : .pendingOverflow(Array(value))
             let bytes = overflow.map { LeafEntries.pageBytes(key: Array(key), value: $0) }
@@ -154,10 +196,21 @@ struct TreeCopier {
             } else {
                 open.appendInline(key: key, value: value)
             }
-            return true
         }
-        close()
-        return leaves
+
+        /// The leaves filled, the last one closed.
+        consuming func finish() -> [FilledLeaf] {
+            close()
+            return leaves
+        }
+
+        private mutating func close() {
+            guard open.count > 0 else { return }
+            let content: FilledLeaf.Content = hasOverflowValues ? .withOverflowValues(DirtyNode(leaf: open)) : .encoded(writer.encodeLeaf(open))
+            leaves.append(FilledLeaf(firstKey: firstKey, entryCount: open.count, content: content))
+            open = LeafEntries()
+            hasOverflowValues = false
+        }
     }
 
     /// Appends a filled leaf (after its overflow values); returns its page offset.

@@ -39,4 +39,16 @@ extension TreeReader {
         if let lower { try cursor.seek(atOrAfter: lower) } else { try cursor.first() }
         try cursor.forEachEntry(below: upper, body)
     }
+
+    /// The entries from `lower` to below `upper` as ``forEachEntry(from:below:_:)`` reads
+    /// them, a committed leaf's as one run of its indices (``Cursor/forEachRun(below:page:entry:)``).
+    func forEachRun(
+        from lower: [UInt8]?, below upper: [UInt8]?,
+        page: (_ page: PageNode, _ run: Range<Int>) throws -> Bool,
+        entry: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        var cursor = makeCursor()
+        if let lower { try cursor.seek(atOrAfter: lower) } else { try cursor.first() }
+        try cursor.forEachRun(below: upper, page: page, entry: entry)
+    }
 }
