@@ -73,12 +73,18 @@ extension MutableTree {
                     continue
                 }
             }
-            // Not in the leaf at hand, or it is full: the full path, which splits.
             let index = ordered[position]
             let keyBytes = Array(entries.key(index))
-            try put(keyBytes, leafValue(index))
-            (leaf, upperBound) = try dirtyLeaf(for: keyBytes)
-            position += 1
+            if leaf == nil || !belongs(position, before: upperBound) {
+                // Another leaf: found and copied once, then filled as the one before (a
+                // full put first, then the leaf found for it, cost two descents a leaf).
+                (leaf, upperBound) = try dirtyLeaf(for: keyBytes)
+            } else {
+                // The leaf at hand is full: the full path, which splits.
+                try put(keyBytes, leafValue(index))
+                (leaf, upperBound) = try dirtyLeaf(for: keyBytes)
+                position += 1
+            }
             leavesSinceSpill += 1
             if leavesSinceSpill == Self.leavesPerSpill {
                 leavesSinceSpill = 0
