@@ -70,11 +70,9 @@ public struct Cursor {
         below upper: [UInt8]?, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         let reader = reader
-        try forEachRun(below: upper) { page, run in
+        try forEachRun(below: upper, page: { page, run in
             try page.forEachEntry(from: run.lowerBound, below: run.upperBound, reverse: false, overflow: { try reader.bytes(of: $0) }, body)
-        } entry: { key, value in
-            try body(key, value)
-        }
+        }, entry: body)
     }
 
     /// Calls `page` with each committed leaf's entries from the cursor's place forwards

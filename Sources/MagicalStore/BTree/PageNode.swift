@@ -232,10 +232,16 @@ final class PageNode: Sendable {
         Int(payload.withUnsafeBytes { $0.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self) })
     }
 
-    /// How many leaf entries from `start` (up to `end`) are inline ones whose key and value
-    /// together are at most `inlineLimit` bytes and whose page bytes with their slots add
-    /// up to at most `room`, the first taken whatever its size when `takesFirst`; and those
-    /// bytes.
+    /// Whether leaf entry `index` holds its value inline, its key and value together at
+    /// most `inlineLimit` bytes (as a writer would store it inline).
+    func isInlineEntry(at index: Int, inlineLimit: Int) -> Bool {
+        let location = entries[index]
+        return !location.isOverflow && Int(location.keyLength) + Int(location.valueLength) <= inlineLimit
+    }
+
+    /// How many leaf entries from `start` (up to `end`) are inline ones
+    /// (``isInlineEntry(at:inlineLimit:)``) whose page bytes with their slots add up to at
+    /// most `room`, the first taken whatever its size when `takesFirst`; and those bytes.
     func inlineRun(from start: Int, to end: Int, room: Int, inlineLimit: Int, takesFirst: Bool) -> (count: Int, bytes: Int) {
         payload.withUnsafeBytes { raw in
             entries.withUnsafeBufferPointer { entries in

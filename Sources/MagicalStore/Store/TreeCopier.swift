@@ -147,7 +147,7 @@ struct TreeCopier {
         let writer: LogWriter
         let pagePayload: Int
         let inlineLimit: Int
-        private(set) var leaves: [FilledLeaf] = []
+        private var leaves: [FilledLeaf] = []
         private var open = LeafEntries()
         private var firstKey: [UInt8] = []
         private var hasOverflowValues = false
@@ -171,7 +171,8 @@ struct TreeCopier {
                     if open.count == 0 { firstKey = page.key(at: index) }
                     open.appendEntries(ofPage: page, in: index..<index + taken.count, bytes: taken.bytes)
                     index += taken.count
-                } else if open.count > 0, page.inlineRun(from: index, to: index + 1, room: 0, inlineLimit: inlineLimit, takesFirst: true).count == 1 {
+                } else if open.count > 0, page.isInlineEntry(at: index, inlineLimit: inlineLimit) {
+                    // It does not fit: the next leaf takes it.
                     close()
                 } else {
                     // A value in its own frame, or inline but over the limit: read it and
