@@ -235,8 +235,11 @@ final class PageNode: Sendable {
     /// Whether leaf entry `index` holds its value inline, its key and value together at
     /// most `inlineLimit` bytes (as a writer would store it inline).
     func isInlineEntry(at index: Int, inlineLimit: Int) -> Bool {
-        let location = entries[index]
-        return !location.isOverflow && Int(location.keyLength) + Int(location.valueLength) <= inlineLimit
+        Self.holdsInline(entries[index], within: inlineLimit)
+    }
+
+    private static func holdsInline(_ location: EntryLocation, within inlineLimit: Int) -> Bool {
+        !location.isOverflow && Int(location.keyLength) + Int(location.valueLength) <= inlineLimit
     }
 
     /// How many leaf entries from `start` (up to `end`) are inline ones
@@ -249,7 +252,7 @@ final class PageNode: Sendable {
                 var bytes = 0
                 while index < end {
                     let location = entries[index]
-                    guard !location.isOverflow, Int(location.keyLength) + Int(location.valueLength) <= inlineLimit else { break }
+                    guard Self.holdsInline(location, within: inlineLimit) else { break }
                     let entryStart = Int(raw.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self))
                     let size = 2 + Int(location.valueStart) + Int(location.valueLength) - entryStart
                     guard bytes + size <= room || (takesFirst && index == start) else { break }
