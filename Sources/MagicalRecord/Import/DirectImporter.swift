@@ -71,12 +71,14 @@ struct DirectImporter {
         }
     }
 
-    /// Nil when no batch of `entity` can take this path: its class has import hooks, or
-    /// its objects are not found by one indexed key of one concrete entity.
+    /// Nil when no batch of `entity` can take this path: its class has import hooks, its
+    /// objects are not found by one indexed key of one concrete entity, or it has more
+    /// attributes or relationships than a plan's 16-bit positions hold.
     init?(context: ManagedObjectContext, options: ImportOptions, entity: Entity, mappings: ImportMappings) {
         guard options.commitsEachBatch, context.parent == nil,
               !(ObjectClassRegistry.objectClass(for: entity.name) is any ImportHooks.Type),
-              Self.isFoundByIndexedKey(entity) else { return nil }
+              Self.isFoundByIndexedKey(entity),
+              entity.attributes.count <= 1 << 16, entity.relationships.count <= 1 << 16 else { return nil }
         let mapping = mappings.mapping(for: entity)
         self.context = context
         self.options = options
@@ -247,7 +249,7 @@ struct DirectImporter {
             guard case .planned(let plan) = record else { continue }
             if let key = plan.key { ownKeys.insert(key) }
             for place in plan.targets {
-                if let key = planned.targets[place].key { targetKeys[planned.targets[place].link].insert(key) }
+                if let key = planned.targets[place].key { targetKeys[Int(planned.targets[place].link)].insert(key) }
             }
         }
         var wanted: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
@@ -284,17 +286,18 @@ struct DirectImporter {
 
     /// A planned record's converted attribute value, by the attribute's position. A type
     /// of its own, not a tuple: a batch's hundreds of thousands are destroyed through their
-    /// type's own witness, not the runtime's walk of a tuple's elements.
+    /// type's own witness, not the runtime's walk of a tuple's elements. The position
+    /// comes after the value, 16 bits wide, in the value's padding: 24 bytes each, not 32.
     fileprivate struct PlannedAttribute {
-        let position: Int
         let value: AttributeValue
+        let position: UInt16
     }
 
     /// A planned record's relationship given by its target's key (nil: cleared); `link`:
-    /// the relationship's place in `byKeys`.
+    /// the relationship's place in `byKeys` (in the key's padding, as above).
     fileprivate struct PlannedTarget {
-        let link: Int
         let key: AttributeValue?
+        let link: UInt16
     }
 
     /// What one record does, converted in full before anything changes: a record that
@@ -404,11 +407,11 @@ struct DirectImporter {
         for index in attributePlans.indices {
             switch places.member(1 + index, in: object, nullAsAbsent: options.nullAsAbsent) {
             case .absent:
-                if let value = attributePlans[index].valueWhenAbsent { planned.attributes.append(PlannedAttribute(position: attributePlans[index].position, value: value)) }
+                if let value = attributePlans[index].valueWhenAbsent { planned.attributes.append(PlannedAttribute(value: value, position: UInt16(attributePlans[index].position))) }
             case .found(let value, let place):
                 do throws(ImportValueError) {
                     planned.attributes.append(PlannedAttribute(
-                        position: attributePlans[index].position, value: try attributePlans[index].conversion.value(from: value)
+                        value: try attributePlans[index].conversion.value(from: value), position: UInt16(attributePlans[index].position)
                     ))
                 } catch {
                     throw ImportError(entity: entityName, recordIndex: recordIndex, reason: .conversion(
@@ -421,11 +424,11 @@ struct DirectImporter {
         for link in byKeys.indices {
             guard case .found(let value, _) = places.member(1 + attributePlans.count + link, in: object, nullAsAbsent: options.nullAsAbsent) else { continue }
             switch value {
-            case .null: planned.targets.append(PlannedTarget(link: link, key: nil))
+            case .null: planned.targets.append(PlannedTarget(key: nil, link: UInt16(link)))
             case .object: continue
             default:
                 let key = try Importer.convertKey(value, byKeys[link].targetKey, entity: byKeys[link].destinationName, index: recordIndex)
-                planned.targets.append(PlannedTarget(link: link, key: key))
+                planned.targets.append(PlannedTarget(key: key, link: UInt16(link)))
             }
         }
         return RecordPlan(key: key, attributes: attributeStart..<planned.attributes.count, targets: targetStart..<planned.targets.count)
@@ -436,7 +439,7 @@ struct DirectImporter {
         // By index, not over slices: a slice retained the batch's array for every record.
         batch.setAttributes(of: index, planned.attributes, plan.attributes)
         for place in plan.targets {
-            let link = links[planned.targets[place].link]
+            let link = links[Int(planned.targets[place].link)]
             let target = planned.targets[place].key.map {
                 batch.object(table: link.table, keyedBy: link.keyPosition, key: $0, result: &result)
             }
@@ -545,7 +548,7 @@ private struct DirectBatch {
 
     /// Sets the attributes `values[range]` (position and value) of the object at `index`.
     mutating func setAttributes(of index: Int, _ values: [DirectImporter.PlannedAttribute], _ range: Range<Int>) {
-        for place in range { entries[index].state.attributes[values[place].position] = values[place].value }
+        for place in range { entries[index].state.attributes[Int(values[place].position)] = values[place].value }
     }
 
     /// The place of a found or made object; a stored one gets its entry the first time.

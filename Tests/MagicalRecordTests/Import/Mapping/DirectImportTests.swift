@@ -194,6 +194,25 @@ import Testing
         #expect(DirectImporter(context: stack.main, options: options, entity: entity, mappings: mappings) == nil)
     }
 
+    /// A plan keeps positions in 16 bits: an entity with more attributes imports through
+    /// objects, as it did before.
+    @Test func anEntityWiderThanAPlansPositionsTakesTheObjectPath() throws {
+        let model = try ObjectModel(entities: [
+            EntityDescription("Wide", relatedBy: "key") {
+                AttributeDescription("key", .integer64, optional: false)
+                for index in 0..<(1 << 16) { AttributeDescription("a\(index)", .integer16) }
+            },
+        ])
+        let stack = try ImportStack(model: model)
+        let entity = try #require(model.entity(named: "Wide"))
+        let options = ImportOptions(commitsEachBatch: true)
+        let takesDirectPath = DirectImporter(context: stack.root, options: options, entity: entity, mappings: ImportMappings(model: model)) != nil
+        #expect(!takesDirectPath)
+        try stack.root.importRecords(from: Data(#"[{"key": 1, "a65535": 7}, {"key": 1, "a0": 3}]"#.utf8), entityName: "Wide", options: options)
+        let stored = try stack.root.fetch(FetchRequest(entityName: "Wide"))
+        #expect(stored.map { [$0["key"], $0["a0"], $0["a65535"]] } == [[.integer(1), .integer(3), .integer(7)]])
+    }
+
     @Test func aMovedMemberLeavesItsPreviousTargetsToMany() throws {
         let stack = try ImportStack(model: Self.model)
         let options = ImportOptions(batchSize: 2, commitsEachBatch: true)
