@@ -13,13 +13,20 @@ final class PageCache: Sendable {
     /// Starts small and doubles as pages arrive, up to the capacity: opening a store (or
     /// checking one) costs no more than the pages it reads.
     ///
-    /// Slots are parallel arrays: a lookup, several per point get, scans a set's offsets
-    /// alone, 8 bytes a slot, not whole 24-byte slots.
+    /// The offsets apart from the rest of the slots: a lookup, several per point get,
+    /// scans a set's offsets alone, 8 bytes a slot, not whole 24-byte slots.
     private struct Table {
+        struct Slot {
+            var page: PageNode?
+            var lastUse: UInt64 = 0
+        }
+
         /// 0 for an empty slot: no page lies in the file's header region.
         var offsets: [UInt64]
-        var pages: [PageNode?]
-        var lastUse: [UInt64]
+        /// By slot, the page and its last use together: a hit then reads and writes one
+        /// cache line past the offsets (in two arrays, each cost a miss on every tree level
+        /// of a point get).
+        var slots: [Slot]
         var setShift: UInt64
         var occupied = 0
         var bytes = 0
@@ -27,8 +34,7 @@ final class PageCache: Sendable {
 
         init(sets: Int) {
             offsets = Array(repeating: 0, count: sets * PageCache.ways)
-            pages = Array(repeating: nil, count: sets * PageCache.ways)
-            lastUse = Array(repeating: 0, count: sets * PageCache.ways)
+            slots = Array(repeating: Slot(), count: sets * PageCache.ways)
             setShift = UInt64(64 - sets.trailingZeroBitCount)
         }
 
@@ -51,14 +57,14 @@ final class PageCache: Sendable {
         mutating func fill(_ index: Int, with page: PageNode) {
             clock &+= 1
             offsets[index] = page.offset
-            pages[index] = page
-            lastUse[index] = clock
+            slots[index].page = page
+            slots[index].lastUse = clock
         }
 
         mutating func empty(_ index: Int) {
             offsets[index] = 0
-            pages[index] = nil
-            lastUse[index] = 0
+            slots[index].page = nil
+            slots[index].lastUse = 0
         }
 
         /// The same pages in twice the sets. Each set splits in two, so nothing is evicted.
@@ -67,12 +73,12 @@ final class PageCache: Sendable {
             larger.clock = clock
             larger.bytes = bytes
             for index in 0..<slotCount {
-                guard let page = pages[index] else { continue }
+                guard let page = slots[index].page else { continue }
                 let first = larger.firstSlot(of: page.offset)
-                let free = (first..<first + PageCache.ways).first { larger.pages[$0] == nil } ?? first
+                let free = (first..<first + PageCache.ways).first { larger.slots[$0].page == nil } ?? first
                 larger.offsets[free] = page.offset
-                larger.pages[free] = page
-                larger.lastUse[free] = lastUse[index]
+                larger.slots[free].page = page
+                larger.slots[free].lastUse = slots[index].lastUse
                 larger.occupied += 1
             }
             return larger
@@ -105,8 +111,8 @@ final class PageCache: Sendable {
         state.withLock { table in
             guard let index = table.slot(of: offset, from: table.firstSlot(of: offset)) else { return nil }
             table.clock &+= 1
-            table.lastUse[index] = table.clock
-            return table.pages[index]
+            table.slots[index].lastUse = table.clock
+            return table.slots[index].page
         }
     }
 
@@ -116,7 +122,7 @@ final class PageCache: Sendable {
         guard !offsets.isEmpty else { return }
         state.withLock { table in
             for offset in offsets {
-                guard let index = table.slot(of: offset, from: table.firstSlot(of: offset)), let page = table.pages[index] else { continue }
+                guard let index = table.slot(of: offset, from: table.firstSlot(of: offset)), let page = table.slots[index].page else { continue }
                 table.bytes -= page.memoryCost
                 table.occupied -= 1
                 table.empty(index)
@@ -132,13 +138,13 @@ final class PageCache: Sendable {
             let first = table.firstSlot(of: page.offset)
             var victim = first
             for index in first..<first + Self.ways {
-                if table.offsets[index] == page.offset || table.pages[index] == nil {
+                if table.offsets[index] == page.offset || table.slots[index].page == nil {
                     victim = index
                     break
                 }
-                if table.lastUse[index] < table.lastUse[victim] { victim = index }
+                if table.slots[index].lastUse < table.slots[victim].lastUse { victim = index }
             }
-            if let old = table.pages[victim] {
+            if let old = table.slots[victim].page {
                 table.bytes -= old.memoryCost
             } else {
                 table.occupied += 1
@@ -148,10 +154,10 @@ final class PageCache: Sendable {
             // Over budget: the set's least recently used pages go, never the one just added.
             while table.bytes > capacityBytes {
                 var oldest: Int?
-                for index in first..<first + Self.ways where index != victim && table.pages[index] != nil {
-                    if oldest.map({ table.lastUse[index] < table.lastUse[$0] }) ?? true { oldest = index }
+                for index in first..<first + Self.ways where index != victim && table.slots[index].page != nil {
+                    if oldest.map({ table.slots[index].lastUse < table.slots[$0].lastUse }) ?? true { oldest = index }
                 }
-                guard let oldest, let evicted = table.pages[oldest] else { break }
+                guard let oldest, let evicted = table.slots[oldest].page else { break }
                 table.bytes -= evicted.memoryCost
                 table.occupied -= 1
                 table.empty(oldest)
