@@ -30,9 +30,9 @@ final class MagicalRecordSystem: BenchSystem {
 
     /// Large imports commit batch by batch: memory stays bounded, and batches of plain
     /// records take the import path without objects. Each commit rewrites most leaves of
-    /// the trees a batch of scattered keys touches, so fewer, larger batches upsert faster
-    /// (75,000 against 50,000: 216-223k rows/s against 203-211k at 1M) for memory
-    /// (an import's +231-237 MB against +201-202, under the 256 MiB mark).
+    /// the trees a batch of scattered keys touches, so fewer, larger batches upsert faster,
+    /// for memory: 75,000 keeps a 1M-record import under the 256 MiB mark (figures in the
+    /// README).
     private static let importOptions = ImportOptions(batchSize: 75_000, commitsEachBatch: true)
 
     func importJSON(_ data: BenchData) throws -> Int {
