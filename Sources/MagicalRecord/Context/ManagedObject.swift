@@ -25,7 +25,7 @@ open class ManagedObject: CustomStringConvertible {
     public required init(_ seed: consuming ObjectSeed) {
         self.objectID = seed.objectID
         self.entity = seed.entity
-        self.link = seed.context.link
+        self.link = seed.link
         self.state = seed.takeState()
     }
 
@@ -109,13 +109,15 @@ open class ManagedObject: CustomStringConvertible {
 public struct ObjectSeed {
     let objectID: ObjectID
     let entity: Entity
-    let context: ManagedObjectContext
+    /// The context's link, not the context: the context has weak references, so each
+    /// retain and release of it goes through its side table (a twentieth of a point get).
+    let link: ContextLink
     private var state: ObjectState
 
     init(objectID: ObjectID, entity: Entity, context: ManagedObjectContext, state: consuming ObjectState) {
         self.objectID = objectID
         self.entity = entity
-        self.context = context
+        link = context.link
         self.state = state
     }
 
