@@ -28,6 +28,8 @@ struct BenchData: Sendable {
     let departmentsJSON: Data
     /// Keys for the point lookups, all present after the import.
     let lookupKeys: [Int64]
+    /// What each phase must answer (the run fails otherwise).
+    let expected: ReferenceAnswers
     /// Rows stored once the upsert ran.
     var rowsAfterUpsert: Int { records + (records - records / 2) }
 
@@ -35,17 +37,20 @@ struct BenchData: Sendable {
         self.records = records
         var generator = SplitMix64(seed: 0x6d72_6265_6e63_68)
         let keys = Array(Int64(1)...Int64(records)).shuffled(using: &generator)
-        peopleJSON = Self.json(keys.map { Self.person($0, generator: &generator) })
+        let people = keys.map { Self.person($0, generator: &generator) }
+        peopleJSON = Self.json(people)
 
         let changed = keys.prefix(records / 2)
         let added = (Int64(records) + 1)...(Int64(records) + Int64(records - records / 2))
         let upsertKeys = (Array(changed) + Array(added)).shuffled(using: &generator)
-        upsertJSON = Self.json(upsertKeys.map { Self.person($0, generator: &generator) })
+        let upsert = upsertKeys.map { Self.person($0, generator: &generator) }
+        upsertJSON = Self.json(upsert)
 
         departmentsJSON = Data(("[" + (0..<Self.departmentCount).map {
             #"{"departmentID":\#($0),"name":"Department \#($0)"}"#
         }.joined(separator: ",") + "]").utf8)
         lookupKeys = (0..<Self.lookupCount).map { _ in Int64.random(in: 1...Int64(records), using: &generator) }
+        expected = ReferenceAnswers(people: people, upsert: upsert, lookupKeys: lookupKeys)
     }
 
     /// `count` new people with keys from `firstKey`, as JSON: the recovery phase's writes.

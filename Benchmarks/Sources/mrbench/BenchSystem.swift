@@ -14,8 +14,8 @@ enum Phase: String, CaseIterable, Sendable {
 }
 
 /// One database under test. A system runs every phase on its own file in `directory`;
-/// each phase returns how many rows it handled (records imported, lookups made, rows
-/// scanned), which the runner divides by the time taken.
+/// the imports return how many records they read, the reads what they found
+/// (``PhaseAnswer``), which the runner checks against the data's reference answers.
 protocol BenchSystem: AnyObject {
     static var name: String { get }
     /// `scanThreads`: threads our store's scans may use (nil: its default); SQLite's
@@ -25,16 +25,20 @@ protocol BenchSystem: AnyObject {
     func importJSON(_ data: BenchData) throws -> Int
     /// `data.upsertJSON`, committed.
     func upsert(_ data: BenchData) throws -> Int
-    /// Looks up each key and materialises the person it finds.
-    func get(_ keys: [Int64]) throws -> Int
-    /// `age > 40 AND lastName BEGINSWITH 'S'`, every match materialised; returns the matches.
-    func scan() throws -> Int
-    /// The first 1,000 people by `lastName, firstName`; returns how many came back.
-    func sorted() throws -> Int
-    /// The sum of `salary` per `departmentID`; returns the number of groups.
-    func aggregate() throws -> Int
+    /// Looks up each key and materialises the person it finds: each found person's last
+    /// name (``AnswerDigest/add(lastName:)``).
+    func get(_ keys: [Int64]) throws -> PhaseAnswer
+    /// `age > 40 AND lastName BEGINSWITH 'S'`, every match materialised: each match's last
+    /// name.
+    func scan() throws -> PhaseAnswer
+    /// The first 1,000 people by `lastName, firstName`: their names in order
+    /// (``AnswerDigest/append(lastName:firstName:)``).
+    func sorted() throws -> PhaseAnswer
+    /// The sum of `salary` per `departmentID`: each group
+    /// (``AnswerDigest/add(departmentID:salarySum:)``).
+    func aggregate() throws -> PhaseAnswer
     /// The count of people with `salary > 100000`.
-    func count() throws -> Int
+    func count() throws -> PhaseAnswer
     /// Closes the store; afterwards `fileBytes` is final.
     func close() throws
     /// The bytes on disk of the store (every file it keeps).

@@ -68,42 +68,51 @@ final class GRDBRecordsSystem: BenchSystem {
         return people.count
     }
 
-    func get(_ keys: [Int64]) throws -> Int {
+    func get(_ keys: [Int64]) throws -> PhaseAnswer {
         try database().read { db in
-            var found = 0
+            var found = AnswerDigest()
             for key in keys {
                 guard let person = try PersonRecord.fetchOne(db, key: key) else { continue }
-                found += person.lastName.isEmpty ? 0 : 1
+                found.add(lastName: person.lastName)
             }
-            return found
+            return found.answer
         }
     }
 
-    func scan() throws -> Int {
+    func scan() throws -> PhaseAnswer {
         try database().read { db in
-            try PersonRecord.filter(Column("age") > 40 && Column("lastName").like("S%")).fetchAll(db).count
+            var matches = AnswerDigest()
+            for person in try PersonRecord.filter(Column("age") > 40 && Column("lastName").like("S%")).fetchAll(db) {
+                matches.add(lastName: person.lastName)
+            }
+            return matches.answer
         }
     }
 
-    func sorted() throws -> Int {
+    func sorted() throws -> PhaseAnswer {
         try database().read { db in
-            try PersonRecord.order(Column("lastName"), Column("firstName")).limit(1_000).fetchAll(db).count
+            var page = AnswerDigest()
+            let request = PersonRecord.order(Column("lastName"), Column("firstName")).limit(ReferenceAnswers.sortedPageSize)
+            for person in try request.fetchAll(db) { page.append(lastName: person.lastName, firstName: person.firstName) }
+            return page.answer
         }
     }
 
-    func aggregate() throws -> Int {
+    func aggregate() throws -> PhaseAnswer {
         try database().read { db in
-            try PersonRecord
+            let rows = try PersonRecord
                 .select(Column("departmentID"), sum(Column("salary")))
                 .group(Column("departmentID"))
                 .asRequest(of: Row.self)
                 .fetchAll(db)
-                .count
+            var groups = AnswerDigest()
+            for row in rows { groups.add(departmentID: row[0], salarySum: row[1]) }
+            return groups.answer
         }
     }
 
-    func count() throws -> Int {
-        try database().read { db in try PersonRecord.filter(Column("salary") > 100_000).fetchCount(db) }
+    func count() throws -> PhaseAnswer {
+        try database().read { db in PhaseAnswer(count: try PersonRecord.filter(Column("salary") > 100_000).fetchCount(db)) }
     }
 
     func close() throws { try file.close() }

@@ -106,24 +106,26 @@ struct MRBench: ParsableCommand {
         for phase in Phase.allCases where phase != .recovery && (phase.order <= Phase.upsert.order ? phase.order <= last : selected.contains(phase)) {
             progress.show("\(phase.rawValue): \(systemType.name)")
             let clock = ContinuousClock()
-            var handled = 0
+            var answer = PhaseAnswer(count: 0)
             if phase == .importJSON { results.peakResidentBytes = max(results.peakResidentBytes, ResidentMemory.peak ?? 0) }
             let before = phase == .importJSON && ResidentMemory.resetPeak() ? ResidentMemory.current : nil
-            var elapsed = try clock.measure { handled = try run(phase, on: system, data: data) }
+            var elapsed = try clock.measure { answer = try run(phase, on: system, data: data) }
+            try check(answer, of: phase, by: systemType.name, data: data)
             if let before, let peak = ResidentMemory.peak, selected.contains(phase) {
                 results.importMemoryBytes[systemType.name] = peak > before ? peak - before : 0
             }
             if phase.order > Phase.upsert.order {
                 for _ in 1..<repetitions {
-                    elapsed = min(elapsed, try clock.measure { handled = try run(phase, on: system, data: data) })
+                    elapsed = min(elapsed, try clock.measure { answer = try run(phase, on: system, data: data) })
+                    try check(answer, of: phase, by: systemType.name, data: data)
                 }
             }
             switch phase {
-            case .importJSON: storedRows = handled
+            case .importJSON: storedRows = answer.count
             case .upsert: storedRows = data.rowsAfterUpsert
             default: break
             }
-            let rows = [.importJSON, .upsert, .get].contains(phase) ? handled : storedRows
+            let rows = [.importJSON, .upsert, .get].contains(phase) ? answer.count : storedRows
             if selected.contains(phase) {
                 results.record(phase, system: systemType.name, rows: rows, seconds: elapsed.seconds)
             }
@@ -139,17 +141,24 @@ struct MRBench: ParsableCommand {
         }
     }
 
-    private func run(_ phase: Phase, on system: any BenchSystem, data: BenchData) throws -> Int {
+    private func run(_ phase: Phase, on system: any BenchSystem, data: BenchData) throws -> PhaseAnswer {
         switch phase {
-        case .importJSON: try system.importJSON(data)
-        case .upsert: try system.upsert(data)
+        case .importJSON: PhaseAnswer(count: try system.importJSON(data))
+        case .upsert: PhaseAnswer(count: try system.upsert(data))
         case .get: try system.get(data.lookupKeys)
         case .scan: try system.scan()
         case .sorted: try system.sorted()
         case .aggregate: try system.aggregate()
         case .count: try system.count()
-        case .recovery: 0
+        case .recovery: PhaseAnswer(count: 0)
         }
+    }
+
+    /// A system whose answer differs from the data's fails the run: its speed would mean
+    /// nothing.
+    private func check(_ answer: PhaseAnswer, of phase: Phase, by system: String, data: BenchData) throws {
+        guard let expected = data.expected.answer(for: phase), answer != expected else { return }
+        throw BenchError.wrongAnswer(system: system, phase: phase.rawValue, got: answer, expected: expected)
     }
 
     private func selectedPhases() throws -> [Phase] {

@@ -45,35 +45,46 @@ final class MagicalRecordSystem: BenchSystem {
         try Person.importFromJSON(data.upsertJSON, in: try context(), options: Self.importOptions).recordsRead
     }
 
-    func get(_ keys: [Int64]) throws -> Int {
+    func get(_ keys: [Int64]) throws -> PhaseAnswer {
         let context = try context()
-        var found = 0
+        var found = AnswerDigest()
         for key in keys {
             guard let person = try Person.findFirst(byAttribute: "id", withValue: key, in: context) else { continue }
-            found += person.lastName.isEmpty ? 0 : 1
+            found.add(lastName: person.lastName)
         }
-        return found
+        return found.answer
     }
 
-    func scan() throws -> Int {
+    func scan() throws -> PhaseAnswer {
         let predicate = try ObjectPredicate(format: "age > %d AND lastName BEGINSWITH %@", 40, "S")
-        let matches = try Person.findAll(with: predicate, in: try context())
-        return matches.reduce(0) { $0 + ($1.lastName.isEmpty ? 0 : 1) }
+        var matches = AnswerDigest()
+        for person in try Person.findAll(with: predicate, in: try context()) { matches.add(lastName: person.lastName) }
+        return matches.answer
     }
 
-    func sorted() throws -> Int {
+    func sorted() throws -> PhaseAnswer {
         var request = try Person.requestAll(sortedBy: "lastName,firstName")
-        request.fetchLimit = 1_000
-        let page = try Person.executeFetchRequest(request, in: try context())
-        return page.reduce(0) { $0 + ($1.firstName.isEmpty ? 0 : 1) }
+        request.fetchLimit = ReferenceAnswers.sortedPageSize
+        var page = AnswerDigest()
+        for person in try Person.executeFetchRequest(request, in: try context()) {
+            page.append(lastName: person.lastName, firstName: person.firstName)
+        }
+        return page.answer
     }
 
-    func aggregate() throws -> Int {
-        try Person.aggregateOperation("sum:", onAttribute: "salary", groupBy: "departmentID", in: try context()).count
+    func aggregate() throws -> PhaseAnswer {
+        var groups = AnswerDigest()
+        for row in try Person.aggregateOperation("sum:", onAttribute: "salary", groupBy: "departmentID", in: try context()) {
+            guard case .integer(let department)? = row["departmentID"], case .double(let sum)? = row["result"] else {
+                throw BenchError.badAnswer("an aggregate row without an integer departmentID and a double result: \(row)")
+            }
+            groups.add(departmentID: Int(department), salarySum: sum)
+        }
+        return groups.answer
     }
 
-    func count() throws -> Int {
-        try Person.countOfEntities(with: try ObjectPredicate(format: "salary > %d", 100_000), in: try context())
+    func count() throws -> PhaseAnswer {
+        PhaseAnswer(count: try Person.countOfEntities(with: try ObjectPredicate(format: "salary > %d", 100_000), in: try context()))
     }
 
     func close() throws {

@@ -62,44 +62,56 @@ final class SQLiteSystem: BenchSystem {
         }
     }
 
-    func get(_ keys: [Int64]) throws -> Int {
+    func get(_ keys: [Int64]) throws -> PhaseAnswer {
         try database().read { db in
             let statement = try db.cachedStatement(sql: "SELECT * FROM person WHERE id = ?")
-            var found = 0
+            var found = AnswerDigest()
             for key in keys {
                 guard let row = try Row.fetchOne(statement, arguments: [key]) else { continue }
-                found += Self.person(row).lastName.isEmpty ? 0 : 1
+                found.add(lastName: Self.person(row).lastName)
             }
-            return found
+            return found.answer
         }
     }
 
-    func scan() throws -> Int {
-        try materialised("SELECT * FROM person WHERE age > 40 AND lastName GLOB 'S*'")
+    func scan() throws -> PhaseAnswer {
+        var matches = AnswerDigest()
+        for person in try materialised("SELECT * FROM person WHERE age > 40 AND lastName GLOB 'S*'") {
+            matches.add(lastName: person.lastName)
+        }
+        return matches.answer
     }
 
-    func sorted() throws -> Int {
-        try materialised("SELECT * FROM person ORDER BY lastName, firstName LIMIT 1000")
+    func sorted() throws -> PhaseAnswer {
+        var page = AnswerDigest()
+        for person in try materialised("SELECT * FROM person ORDER BY lastName, firstName LIMIT \(ReferenceAnswers.sortedPageSize)") {
+            page.append(lastName: person.lastName, firstName: person.firstName)
+        }
+        return page.answer
     }
 
-    private func materialised(_ sql: String) throws -> Int {
+    private func materialised(_ sql: String) throws -> [PersonRow] {
         try database().read { db in
             var people: [PersonRow] = []
             let rows = try Row.fetchCursor(db, sql: sql)
             while let row = try rows.next() { people.append(Self.person(row)) }
-            return people.count
+            return people
         }
     }
 
-    func aggregate() throws -> Int {
+    func aggregate() throws -> PhaseAnswer {
         try database().read { db in
-            try Row.fetchAll(db, sql: "SELECT departmentID, SUM(salary) FROM person GROUP BY departmentID").count
+            var groups = AnswerDigest()
+            for row in try Row.fetchAll(db, sql: "SELECT departmentID, SUM(salary) FROM person GROUP BY departmentID") {
+                groups.add(departmentID: row[0], salarySum: row[1])
+            }
+            return groups.answer
         }
     }
 
-    func count() throws -> Int {
+    func count() throws -> PhaseAnswer {
         try database().read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person WHERE salary > 100000") ?? 0
+            PhaseAnswer(count: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM person WHERE salary > 100000") ?? 0)
         }
     }
 
@@ -169,6 +181,8 @@ enum BenchError: Error, CustomStringConvertible {
     case unknownSystem(String)
     case unknownPhase(String)
     case childFailed(String)
+    case badAnswer(String)
+    case wrongAnswer(system: String, phase: String, got: PhaseAnswer, expected: PhaseAnswer)
 
     var description: String {
         switch self {
@@ -177,6 +191,9 @@ enum BenchError: Error, CustomStringConvertible {
         case .unknownSystem(let name): "no system named \(name) (mrstore, sqlite, grdb-records)"
         case .unknownPhase(let name): "no phase named \(name) (\(Phase.allCases.map(\.rawValue).joined(separator: ", ")))"
         case .childFailed(let reason): "the recovery phase's writer: \(reason)"
+        case .badAnswer(let reason): reason
+        case let .wrongAnswer(system, phase, got, expected):
+            "\(system) answered \(phase) wrongly: \(got), where the data says \(expected); its figures would not count"
         }
     }
 }
