@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a run measured, printed as a table or as one JSON object:
-/// `{"records": N, "durability": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
+/// `{"records": N, "runs": R, "durability": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
 /// "file_bytes": {...}, "recovery_open_seconds": {...}, "import_memory_bytes": {...}, "peak_rss_bytes": B}`,
 /// R in rows per second.
 struct BenchResults {
@@ -18,6 +18,8 @@ struct BenchResults {
     var importMemoryBytes: [String: UInt64] = [:]
     /// People in each store when its file size was taken.
     var storedRows = 0
+    /// Whole runs these figures are the medians of (``median(of:)``).
+    private(set) var runs = 1
 
     init(records: Int, durability: BenchDurability, systems: [String], phases: [Phase]) {
         self.records = records
@@ -30,7 +32,32 @@ struct BenchResults {
         rates[phase, default: [:]][system] = Double(rows) / max(seconds, 1e-9)
     }
 
+    /// Each figure the median of its values in `runs` (the process's peak, the largest):
+    /// one slow or fast run, which this machine has, moves a median little.
+    static func median(of runs: [BenchResults]) -> BenchResults {
+        guard var merged = runs.first, runs.count > 1 else { return runs.first! }
+        func median<Value: Comparable>(_ values: [Value]) -> Value? {
+            values.isEmpty ? nil : values.sorted()[(values.count - 1) / 2]
+        }
+        for phase in merged.phases {
+            for system in merged.systems {
+                merged.rates[phase, default: [:]][system] = median(runs.compactMap { $0.rates[phase]?[system] })
+            }
+        }
+        for system in merged.systems {
+            merged.fileBytes[system] = median(runs.compactMap { $0.fileBytes[system] })
+            merged.recoverySeconds[system] = median(runs.compactMap { $0.recoverySeconds[system] })
+            merged.importMemoryBytes[system] = median(runs.compactMap { $0.importMemoryBytes[system] })
+        }
+        merged.peakResidentBytes = runs.map(\.peakResidentBytes).max() ?? 0
+        merged.runs = runs.count
+        return merged
+    }
+
     private var ratePhases: [Phase] { phases.filter { $0 != .recovery } }
+
+    /// How the figures were taken, for the headings.
+    private var runsNote: String { runs > 1 ? ", each figure the median of \(runs) runs" : "" }
 
     func json() -> String {
         func object(_ pairs: [(String, String)]) -> String {
@@ -42,6 +69,7 @@ struct BenchResults {
         }
         return object([
             ("records", String(records)),
+            ("runs", String(runs)),
             ("durability", "\"\(durability.rawValue)\""),
             ("phases", object(phaseObjects)),
             ("file_bytes", object(systems.compactMap { system in fileBytes[system].map { (system, String($0)) } })),
@@ -60,7 +88,7 @@ struct BenchResults {
         let date = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
         let memory = String(format: "%.0f GiB", Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)
         var lines = [
-            "\(date), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory), N = \(records), durability \(durability.rawValue); "
+            "\(date), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory), N = \(records), durability \(durability.rawValue)\(runsNote); "
                 + "rows per second (scan, sorted, aggregate, count: rows scanned per second):",
             "",
             "| " + rows[0].joined(separator: " | ") + " |",
@@ -81,7 +109,7 @@ struct BenchResults {
             }.joined(separator: "   ")
         }
         let heading = "mrbench: \(records) records, durability \(durability.rawValue), "
-            + "\(ProcessInfo.processInfo.activeProcessorCount) cores; rows per second"
+            + "\(ProcessInfo.processInfo.activeProcessorCount) cores\(runsNote); rows per second"
             + " (scan, sorted, aggregate, count: rows scanned per second)"
         let footer = String(format: "peak resident memory of this process: %.0f MB", Double(peakResidentBytes) / 1_048_576)
         return ([heading, ""] + lines + ["", footer]).joined(separator: "\n")

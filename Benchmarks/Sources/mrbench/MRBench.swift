@@ -30,6 +30,9 @@ struct MRBench: ParsableCommand {
     @Option(name: .customLong("repeat"), help: "Run each read phase (get, scan, sorted, aggregate, count) this many times and report the fastest.")
     var repetitions = 1
 
+    @Option(help: "Run the whole workload this many times, on new stores each time, and report each figure's median.")
+    var runs = 1
+
     @Option(help: "Where the stores go (default: the temporary directory). Removed afterwards unless --keep.")
     var dir: String?
 
@@ -57,6 +60,7 @@ struct MRBench: ParsableCommand {
     func validate() throws {
         guard records >= 2 else { throw ValidationError("--records must be at least 2") }
         guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard scanThreads.map({ $0 >= 1 }) ?? true else { throw ValidationError("--scan-threads must be at least 1") }
     }
 
@@ -83,13 +87,20 @@ struct MRBench: ParsableCommand {
             }
         }
 
-        var results = BenchResults(records: records, durability: durability, systems: systems.map { $0.name }, phases: selected)
-        for systemType in systems {
-            let folder = workDirectory.appendingPathComponent(systemType.name)
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try runPhases(systemType, in: folder, data: data, selected: selected, into: &results, progress: progress)
-            if !keep { try? FileManager.default.removeItem(at: folder) }
+        var measured: [BenchResults] = []
+        for run in 1...runs {
+            var results = BenchResults(records: records, durability: durability, systems: systems.map { $0.name }, phases: selected)
+            let runDirectory = runs == 1 ? workDirectory : workDirectory.appendingPathComponent("run-\(run)")
+            for systemType in systems {
+                let folder = runDirectory.appendingPathComponent(systemType.name)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                let label = runs == 1 ? "" : "run \(run) of \(runs), "
+                try runPhases(systemType, in: folder, data: data, selected: selected, into: &results, progress: progress, label: label)
+                if !keep { try? FileManager.default.removeItem(at: folder) }
+            }
+            measured.append(results)
         }
+        var results = BenchResults.median(of: measured)
         // The peak is reset before each import: the process's is the largest seen.
         results.peakResidentBytes = max(results.peakResidentBytes, peakResidentBytes())
         progress.clear()
@@ -98,13 +109,13 @@ struct MRBench: ParsableCommand {
 
     private func runPhases(
         _ systemType: any BenchSystem.Type, in folder: URL, data: BenchData, selected: [Phase],
-        into results: inout BenchResults, progress: Progress
+        into results: inout BenchResults, progress: Progress, label: String
     ) throws {
         let system = try systemType.init(directory: folder, durability: durability, scanThreads: scanThreads)
         let last = selected.filter { $0 != .recovery }.map(\.order).max() ?? Phase.importJSON.order
         var storedRows = 0
         for phase in Phase.allCases where phase != .recovery && (phase.order <= Phase.upsert.order ? phase.order <= last : selected.contains(phase)) {
-            progress.show("\(phase.rawValue): \(systemType.name)")
+            progress.show("\(label)\(phase.rawValue): \(systemType.name)")
             let clock = ContinuousClock()
             var answer = PhaseAnswer(count: 0)
             if phase == .importJSON { results.peakResidentBytes = max(results.peakResidentBytes, ResidentMemory.peak ?? 0) }
@@ -134,7 +145,7 @@ struct MRBench: ParsableCommand {
         results.fileBytes[systemType.name] = system.fileBytes
         results.storedRows = storedRows
         if selected.contains(.recovery), systemType.name != GRDBRecordsSystem.name {
-            progress.show("recovery: \(systemType.name)")
+            progress.show("\(label)recovery: \(systemType.name)")
             results.recoverySeconds[systemType.name] = try RecoveryPhase.measure(
                 systemType, in: folder, durability: durability, firstKey: Int64(data.rowsAfterUpsert) * 10
             )
