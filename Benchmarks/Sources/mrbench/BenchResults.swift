@@ -1,7 +1,7 @@
 import Foundation
 
-/// What a run measured, printed as a table or as one JSON object:
-/// `{"records": N, "runs": R, "durability": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
+/// What a run measured (or the medians of several runs), printed as a table or as one JSON object:
+/// `{"records": N, "runs": n, "durability": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
 /// "file_bytes": {...}, "recovery_open_seconds": {...}, "import_memory_bytes": {...}, "peak_rss_bytes": B}`,
 /// R in rows per second.
 struct BenchResults {
@@ -20,6 +20,9 @@ struct BenchResults {
     var storedRows = 0
     /// Whole runs these figures are the medians of (``median(of:)``).
     private(set) var runs = 1
+    /// Per peer and phase, the lowest and highest of the runs' own ratios (ours to the
+    /// peer's), when there were several runs.
+    private var ratioSpread: [String: [Phase: ClosedRange<Double>]] = [:]
 
     init(records: Int, durability: BenchDurability, systems: [String], phases: [Phase]) {
         self.records = records
@@ -51,7 +54,29 @@ struct BenchResults {
         }
         merged.peakResidentBytes = runs.map(\.peakResidentBytes).max() ?? 0
         merged.runs = runs.count
+        for peer in merged.comparedPeers {
+            for phase in merged.ratePhases {
+                let ratios = runs.compactMap { $0.ratioValue($0.rates[phase], peer) }
+                if let low = ratios.min(), let high = ratios.max() { merged.ratioSpread[peer, default: [:]][phase] = low...high }
+            }
+        }
         return merged
+    }
+
+    /// The systems ours is compared with (none when ours did not run).
+    private var comparedPeers: [String] {
+        systems.contains(MagicalRecordSystem.name) ? systems.filter { $0 != MagicalRecordSystem.name } : []
+    }
+
+    /// Lines saying how far each ratio moved between the runs.
+    private var spreadLines: [String] {
+        comparedPeers.compactMap { peer in
+            guard let spread = ratioSpread[peer], !spread.isEmpty else { return nil }
+            let ranges = ratePhases.compactMap { phase in
+                spread[phase].map { String(format: "%@ %.2f-%.2fx", phase.rawValue, $0.lowerBound, $0.upperBound) }
+            }
+            return "mrstore/\(peer) between the \(runs) runs: " + ranges.joined(separator: ", ")
+        }
     }
 
     private var ratePhases: [Phase] { phases.filter { $0 != .recovery } }
@@ -95,6 +120,7 @@ struct BenchResults {
             "|" + rows[0].indices.map { $0 == 0 ? " --- |" : " ---: |" }.joined(),
         ]
         lines += rows.dropFirst().map { "| " + $0.joined(separator: " | ") + " |" }
+        if !spreadLines.isEmpty { lines += [""] + spreadLines }
         return lines.joined(separator: "\n")
     }
 
@@ -112,13 +138,12 @@ struct BenchResults {
             + "\(ProcessInfo.processInfo.activeProcessorCount) cores\(runsNote); rows per second"
             + " (scan, sorted, aggregate, count: rows scanned per second)"
         let footer = String(format: "peak resident memory of this process: %.0f MB", Double(peakResidentBytes) / 1_048_576)
-        return ([heading, ""] + lines + ["", footer]).joined(separator: "\n")
+        return ([heading, ""] + lines + (spreadLines.isEmpty ? [] : [""] + spreadLines) + ["", footer]).joined(separator: "\n")
     }
 
     /// The table's cells: a heading row, a row per phase, file size and recovery.
     private func cells() -> [[String]] {
-        let peers = systems.filter { $0 != MagicalRecordSystem.name }
-        let compared = systems.contains(MagicalRecordSystem.name) ? peers : []
+        let compared = comparedPeers
         var rows = [["phase"] + systems + compared.map { "mrstore/\($0)" }]
         for phase in ratePhases {
             let values = systems.map { system in rates[phase]?[system].map { Self.rate($0) } ?? "-" }
@@ -148,8 +173,12 @@ struct BenchResults {
     }
 
     private func ratio(_ rates: [String: Double]?, _ peer: String) -> String {
-        guard let ours = rates?[MagicalRecordSystem.name], let theirs = rates?[peer], theirs > 0 else { return "-" }
-        return String(format: "%.2fx", ours / theirs)
+        ratioValue(rates, peer).map { String(format: "%.2fx", $0) } ?? "-"
+    }
+
+    private func ratioValue(_ rates: [String: Double]?, _ peer: String) -> Double? {
+        guard let ours = rates?[MagicalRecordSystem.name], let theirs = rates?[peer], theirs > 0 else { return nil }
+        return ours / theirs
     }
 
     private static func rate(_ value: Double) -> String {
