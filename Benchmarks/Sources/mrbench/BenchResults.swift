@@ -38,7 +38,8 @@ struct BenchResults {
     /// Each figure the median of its values in `runs` (the process's peak, the largest):
     /// one slow or fast run, which this machine has, moves a median little.
     static func median(of runs: [BenchResults]) -> BenchResults {
-        guard var merged = runs.first, runs.count > 1 else { return runs.first! }
+        guard var merged = runs.first else { preconditionFailure("no runs to take the medians of") }
+        guard runs.count > 1 else { return merged }
         func median<Value: Comparable>(_ values: [Value]) -> Value? {
             values.isEmpty ? nil : values.sorted()[(values.count - 1) / 2]
         }

@@ -91,10 +91,10 @@ struct MRBench: ParsableCommand {
         for run in 1...runs {
             var results = BenchResults(records: records, durability: durability, systems: systems.map { $0.name }, phases: selected)
             let runDirectory = runs == 1 ? workDirectory : workDirectory.appendingPathComponent("run-\(run)")
+            let label = runs == 1 ? "" : "run \(run) of \(runs), "
             for systemType in systems {
                 let folder = runDirectory.appendingPathComponent(systemType.name)
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                let label = runs == 1 ? "" : "run \(run) of \(runs), "
                 try runPhases(systemType, in: folder, data: data, selected: selected, into: &results, progress: progress, label: label)
                 if !keep { try? FileManager.default.removeItem(at: folder) }
             }
