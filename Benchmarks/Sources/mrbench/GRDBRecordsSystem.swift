@@ -128,12 +128,12 @@ final class GRDBRecordsSystem: BenchSystem {
     func writeUntilKilled(from firstKey: Int64, committed: () -> Void) throws {
         var key = firstKey
         while true {
-            let people: [PersonRecord] = try Self.decode(BenchData.newPeopleJSON(from: key, count: 10_000))
+            let people: [PersonRecord] = try Self.decode(BenchData.newPeopleJSON(from: key, count: RecoveryPhase.batchSize))
             try database().write { db in
                 for person in people { try person.upsert(db) }
             }
             committed()
-            key += 10_000
+            key += Int64(RecoveryPhase.batchSize)
         }
     }
 }

@@ -147,7 +147,7 @@ struct MRBench: ParsableCommand {
         if selected.contains(.recovery), systemType.name != GRDBRecordsSystem.name {
             progress.show("\(label)recovery: \(systemType.name)")
             results.recoverySeconds[systemType.name] = try RecoveryPhase.measure(
-                systemType, in: folder, durability: durability, firstKey: Int64(data.rowsAfterUpsert) * 10
+                systemType, in: folder, durability: durability, firstKey: Int64(data.rowsAfterUpsert) * 10, storedRows: storedRows
             )
         }
     }

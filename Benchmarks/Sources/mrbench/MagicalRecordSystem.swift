@@ -104,9 +104,9 @@ final class MagicalRecordSystem: BenchSystem {
         let context = try context()
         var key = firstKey
         while true {
-            try Person.importFromJSON(BenchData.newPeopleJSON(from: key, count: 10_000), in: context, options: Self.importOptions)
+            try Person.importFromJSON(BenchData.newPeopleJSON(from: key, count: RecoveryPhase.batchSize), in: context, options: Self.importOptions)
             committed()
-            key += 10_000
+            key += Int64(RecoveryPhase.batchSize)
         }
     }
 

@@ -128,10 +128,10 @@ final class SQLiteSystem: BenchSystem {
     func writeUntilKilled(from firstKey: Int64, committed: () -> Void) throws {
         var key = firstKey
         while true {
-            let people = try JSONRecords(BenchData.newPeopleJSON(from: key, count: 10_000))
+            let people = try JSONRecords(BenchData.newPeopleJSON(from: key, count: RecoveryPhase.batchSize))
             try database().write { db in try Self.upsert(people, in: db) }
             committed()
-            key += 10_000
+            key += Int64(RecoveryPhase.batchSize)
         }
     }
 
