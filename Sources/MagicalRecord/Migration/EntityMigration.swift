@@ -36,6 +36,8 @@ struct EntityMigration: Sendable {
         let entity: String
         let toOnePosition: Int?
         let tree: String?
+        /// Whether `tree` is an ordered to-many's.
+        var isOrdered = false
     }
 
     let target: Entity

@@ -263,7 +263,8 @@ struct EntityPlanner {
             sources.append(.init(
                 entity: concrete,
                 toOnePosition: stored.isToMany ? nil : position,
-                tree: stored.isToMany ? StoreLayout.relationshipTree(concrete, sourceInverseName) : nil
+                tree: stored.isToMany ? StoreLayout.relationshipTree(concrete, sourceInverseName) : nil,
+                isOrdered: stored.isOrdered
             ))
         }
         return ("\(sourceDestination).\(sourceInverseName)", sources)

@@ -187,13 +187,8 @@ struct MigrationExecutor {
         case .toOne:
             triples = moved
         case .reordered(let tree):
-            try snapshot.tree(tree).forEachEntry { key, value in
-                let parts = try KeyEncoding.decode(Array(key))
-                guard case .int(let number)? = parts.first else { throw damagedTree(tree) }
-                let (code, target) = try Self.target(value, key: parts, tree: tree)
-                triples.append((number, code, target))
-                return true
-            }
+            // Ordered becomes unordered, or the other way round.
+            try forEachTarget(in: tree, ordered: !relationship.isOrdered) { triples.append($0) }
         case .inverse(let inverses):
             guard let code = sourceSlots.entityCode(source.name) else { return [] }
             for inverse in inverses {
@@ -207,12 +202,8 @@ struct MigrationExecutor {
     private func collectInverse(_ inverse: EntityMigration.InverseSource, pointingAt code: Int, into triples: inout [Triple]) throws {
         guard let inverseCode = sourceSlots.entityCode(inverse.entity), plan.slots.entityNamesByCode[inverseCode] != nil else { return }
         if let tree = inverse.tree {
-            try snapshot.tree(tree).forEachEntry { key, value in
-                let parts = try KeyEncoding.decode(Array(key))
-                guard case .int(let number)? = parts.first else { throw damagedTree(tree) }
-                let (targetCode, target) = try Self.target(value, key: parts, tree: tree)
-                if targetCode == code { triples.append((target, inverseCode, number)) }
-                return true
+            try forEachTarget(in: tree, ordered: inverse.isOrdered) { entry in
+                if entry.code == code { triples.append((entry.target, inverseCode, entry.source)) }
             }
         } else if let position = inverse.toOnePosition, let entity = plan.source.entity(named: inverse.entity) {
             let coder = try RecordCoder(entity: entity, slots: sourceSlots)
@@ -229,6 +220,26 @@ struct MigrationExecutor {
         }
     }
 
+    /// Calls `body` with each source, target code and target of a source relationship
+    /// tree: an entry per position of an ordered one, runs of members of an unordered one
+    /// (O14).
+    private func forEachTarget(in tree: String, ordered: Bool, _ body: (Triple) -> Void) throws {
+        var members: [MemberChunk.Member] = []
+        try snapshot.tree(tree).forEachEntry { key, value in
+            let parts = try KeyEncoding.decode(Array(key))
+            guard parts.count == 2, case .int(let source) = parts[0], case .int(let keyNumber) = parts[1] else { throw damagedTree(tree) }
+            if ordered {
+                let (code, target) = try Self.target(value, key: parts, tree: tree)
+                body((source, code, target))
+                return true
+            }
+            members.removeAll(keepingCapacity: true)
+            guard MemberChunk.decode(value, last: keyNumber, into: &members) else { throw damagedTree(tree) }
+            for member in members { body((source, member.code, member.number)) }
+            return true
+        }
+    }
+
     /// The target of an entry of `tree` whose key decoded to `key`.
     private static func target(_ value: UnsafeRawBufferPointer, key: [KeyValue], tree: String) throws -> (Int, Int64) {
         let target = StoreLayout.target(value) { () -> Int64? in
@@ -239,10 +250,11 @@ struct MigrationExecutor {
         return target
     }
 
-    /// Entries for a relationship tree: keyed by target, or by position in target-number
-    /// order for an ordered one.
+    /// Entries for a relationship tree: runs of members (O14), or an entry per position in
+    /// target-number order for an ordered one.
     private static func encode(_ triples: [Triple], ordered: Bool) -> [(key: [UInt8], value: [UInt8])] {
         let sorted = triples.sorted { ($0.source, $0.target) < ($1.source, $1.target) }
+        guard ordered else { return runs(sorted) }
         var entries: [(key: [UInt8], value: [UInt8])] = []
         entries.reserveCapacity(sorted.count)
         var position: Int64 = 0
@@ -250,6 +262,26 @@ struct MigrationExecutor {
             position = index > 0 && sorted[index - 1].source == triple.source ? position + 1 : 0
             let value = StoreLayout.targetValue(code: triple.code, number: triple.target, ordered: ordered)
             entries.append((KeyEncoding.encode(.int(triple.source), .int(ordered ? position : triple.target)), value))
+        }
+        return entries
+    }
+
+    /// Runs of members of `sorted` (by source, then target), a source's members once each.
+    private static func runs(_ sorted: [Triple]) -> [(key: [UInt8], value: [UInt8])] {
+        var entries: [(key: [UInt8], value: [UInt8])] = []
+        var start = 0
+        while start < sorted.count {
+            let source = sorted[start].source
+            var members: [MemberChunk.Member] = []
+            var end = start
+            while end < sorted.count, sorted[end].source == source {
+                if members.last?.number != sorted[end].target { members.append(MemberChunk.Member(number: sorted[end].target, code: sorted[end].code)) }
+                end += 1
+            }
+            for run in MemberChunk.runs(of: members) {
+                entries.append((MemberChunk.key(source: source, last: run.last!.number), MemberChunk.encode(run)))
+            }
+            start = end
         }
         return entries
     }

@@ -38,9 +38,11 @@ public enum StoreMigration {
         guard let metadata = try withStoreErrors({ try StoreMetadata.load(from: store) }) else {
             throw .notAnObjectStore(path: url.path)
         }
-        let migrator = StoreMigrator(store: store, metadata: metadata, versions: versions, options: options)
+        var migrator = StoreMigrator(store: store, metadata: metadata, versions: versions, options: options)
         let plan = try migrator.plan()
         guard metadata.model.versionHash != versions.current.versionHash else { return plan }
+        // The migration reads the store's to-manys in this library's format.
+        migrator = StoreMigrator(store: store, metadata: try MemberRunConversion.raise(store, metadata), versions: versions, options: options)
         _ = try migrator.migrate(plan)
         return plan
     }

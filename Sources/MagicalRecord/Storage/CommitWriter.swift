@@ -6,6 +6,7 @@ struct CommitWriter {
     let store: ObjectStore
     let transaction: WriteTransaction
     private let writers = EntityWriters()
+    private let members = MemberChanges()
 
     init(store: ObjectStore, transaction: WriteTransaction) {
         self.store = store
@@ -18,16 +19,13 @@ struct CommitWriter {
         for id in changes.deletes {
             try delete(id)
         }
-        // Before the writes: a batch's puts spill the to-many tree's leaves to the file,
-        // where deletes after them would read each again. A removal is never also an
-        // addition (the import calls it off when the member comes back), so the order
-        // changes nothing else.
-        try deleteRemovedTargets(changes.removedTargets)
+        try removeTargets(changes.removedTargets)
         var failures: [ValidationFailure] = []
         for group in Self.groupedByEntity(changes, trustingKeys: storedBefore != nil) {
             failures += try write(group, of: changes.upserts, storedBefore: storedBefore)
         }
         if !failures.isEmpty { throw MagicalRecordError.validation(failures) }
+        try members.apply(in: transaction)
     }
 
     /// One entity's upserts, as positions in the change set's (whose states are read where
@@ -63,41 +61,20 @@ struct CommitWriter {
         return groups
     }
 
-    /// Deletes members of unordered to-manys (each set is keyed by target), each
-    /// relationship's in one batch: an import moves thousands of objects between a few owners.
-    private func deleteRemovedTargets(_ removals: [RemovedTarget]) throws {
-        // Each tree's keys in one buffer: an array per key was an allocation per removal.
-        var trees: [(name: String, keys: EntryBatch)] = []
-        var placeOfTree: [String: Int] = [:]
-        // Removals come in runs of one relationship: its tree is named and found once a run,
-        // not once a removal.
-        var run: (entityName: String, position: Int, place: Int)?
+    /// Takes members out of unordered to-manys' sets, with the commit's other member changes.
+    private func removeTargets(_ removals: [RemovedTarget]) throws {
+        // Removals come in runs of one relationship: its tree is named once a run.
+        var run: (entityName: String, position: Int, tree: String)?
         for removal in removals {
-            let place: Int
+            let tree: String
             if let run, run.position == removal.position, run.entityName == removal.owner.entityName {
-                place = run.place
+                tree = run.tree
             } else {
                 let entity = try writer(removal.owner.entityName).coder.entity
-                let tree = StoreLayout.relationshipTree(entity.name, entity.relationships[removal.position].name)
-                if let known = placeOfTree[tree] {
-                    place = known
-                } else {
-                    place = trees.count
-                    placeOfTree[tree] = place
-                    trees.append((tree, EntryBatch()))
-                }
-                run = (removal.owner.entityName, removal.position, place)
+                tree = StoreLayout.relationshipTree(entity.name, entity.relationships[removal.position].name)
+                run = (removal.owner.entityName, removal.position, tree)
             }
-            trees[place].keys.append(
-                writingKey: {
-                    KeyEncoding.encode(.int(removal.owner.number), into: &$0)
-                    KeyEncoding.encode(.int(removal.target.number), into: &$0)
-                },
-                value: { _ in }
-            )
-        }
-        for (tree, keys) in trees.sorted(by: { $0.name < $1.name }) {
-            try transaction.tree(tree).deleteBatch(keys)
+            members.remove(removal.target.number, from: removal.owner.number, in: tree)
         }
     }
 
@@ -179,40 +156,31 @@ struct CommitWriter {
         return []
     }
 
-    /// Replaces each loaded to-many's targets, and adds the additions of those not read,
-    /// each relationship's in one sorted batch: an import joins thousands of objects to a
-    /// few departments.
+    /// Replaces each loaded to-many's targets, and records the additions of those not
+    /// read, each relationship's together: an import joins thousands of objects to a few
+    /// departments.
     private func writeRelationships(of states: GroupStates, _ olds: OldStates, entity: Entity) throws {
-        // By position, each relationship's additions in one array.
-        var additions = [EntryBatch](repeating: EntryBatch(), count: entity.relationships.count)
         let toMany = entity.relationships.indices.filter { entity.relationships[$0].isToMany }
         guard !toMany.isEmpty else { return }
-        // An unordered entry's value is its target's entity code alone: one array per
-        // entity serves every target of it (an import joins thousands to a department).
-        var lastTarget: (entityName: String, value: [UInt8])?
+        var additions = [MemberSetChanges](repeating: MemberSetChanges(), count: entity.relationships.count)
+        // Targets come in runs of one entity: its code is looked up once a run.
+        var lastTarget: (entityName: String, code: Int)?
         for index in states.indices {
             for position in toMany {
                 switch states[index].relationships[position] {
                 case .toMany(let targets):
                     try replaceTargets(of: states[index].id, entity.relationships[position], with: targets, isNew: !olds.isStored(index))
                 case .added(let extra):
-                    // The set is keyed by target: one already there is written over unchanged.
                     let owner = states[index].id.number
                     for target in extra.ids {
-                        let value: [UInt8]
+                        let code: Int
                         if let lastTarget, lastTarget.entityName == target.entityName {
-                            value = lastTarget.value
+                            code = lastTarget.code
                         } else {
-                            value = try encodedTarget(target, ordered: false)
-                            lastTarget = (target.entityName, value)
+                            code = try entityCode(target.entityName)
+                            lastTarget = (target.entityName, code)
                         }
-                        additions[position].append(
-                            writingKey: {
-                                KeyEncoding.encode(.int(owner), into: &$0)
-                                KeyEncoding.encode(.int(target.number), into: &$0)
-                            },
-                            value: { $0.append(contentsOf: value) }
-                        )
+                        additions[position].add(MemberChunk.Member(number: target.number, code: code), to: owner)
                     }
                 default:
                     continue
@@ -220,7 +188,7 @@ struct CommitWriter {
             }
         }
         for position in toMany where !additions[position].isEmpty {
-            try transaction.tree(StoreLayout.relationshipTree(entity.name, entity.relationships[position].name)).putBatch(additions[position])
+            members.record(additions[position], in: StoreLayout.relationshipTree(entity.name, entity.relationships[position].name))
         }
     }
 
@@ -258,7 +226,12 @@ struct CommitWriter {
     }
 
     private func removeTargets(of id: ObjectID, _ relationship: RelationshipDescription) throws {
-        let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
+        let name = StoreLayout.relationshipTree(id.entityName, relationship.name)
+        guard relationship.isOrdered else {
+            members.replace(id.number, with: [], in: name)
+            return
+        }
+        let tree = try transaction.tree(name)
         var keys: [[UInt8]] = []
         try tree.scan(.prefix(StoreLayout.objectKey(id.number))) { key, _ in
             keys.append(key)
@@ -268,30 +241,26 @@ struct CommitWriter {
     }
 
     /// Stores `targets` as the relationship's content: positions for an ordered one, a set
-    /// keyed by target otherwise (only the difference is written).
+    /// of runs otherwise (only the runs that change are written).
     private func replaceTargets(of id: ObjectID, _ relationship: RelationshipDescription, with targets: [ObjectID], isNew: Bool) throws {
-        let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
-        if relationship.isOrdered {
-            if !isNew { try removeTargets(of: id, relationship) }
-            for (position, target) in targets.enumerated() {
-                try tree.put(KeyEncoding.encode(.int(id.number), .int(Int64(position))), try encodedTarget(target, ordered: true))
-            }
+        let name = StoreLayout.relationshipTree(id.entityName, relationship.name)
+        guard relationship.isOrdered else {
+            let wanted = try targets.map { MemberChunk.Member(number: $0.number, code: try entityCode($0.entityName)) }
+            members.replace(id.number, with: wanted, in: name)
             return
         }
-        var stored: Set<Int64> = []
-        if !isNew {
-            try tree.scan(.prefix(StoreLayout.objectKey(id.number))) { key, _ in
-                if case .int(let number)? = try KeyEncoding.decode(key).last { stored.insert(number) }
-                return true
-            }
+        let tree = try transaction.tree(name)
+        if !isNew { try removeTargets(of: id, relationship) }
+        for (position, target) in targets.enumerated() {
+            try tree.put(KeyEncoding.encode(.int(id.number), .int(Int64(position))), try encodedTarget(target, ordered: true))
         }
-        let wanted = Set(targets.map(\.number))
-        for number in stored.subtracting(wanted) {
-            _ = try tree.delete(KeyEncoding.encode(.int(id.number), .int(number)))
+    }
+
+    private func entityCode(_ entityName: String) throws -> Int {
+        guard let code = store.slots.entityCode(entityName) else {
+            throw MagicalRecordError.model(.unknownEntity(entityName))
         }
-        for target in targets where !stored.contains(target.number) {
-            try tree.put(KeyEncoding.encode(.int(id.number), .int(target.number)), try encodedTarget(target, ordered: false))
-        }
+        return code
     }
 
     private func encodedTarget(_ target: ObjectID, ordered: Bool) throws -> [UInt8] {
@@ -315,6 +284,30 @@ private struct EntityWriter {
     let indexes: [Index]
     /// The unique index of the entity's key attribute, if it has one.
     let key: Index?
+}
+
+/// A commit's changes to unordered to-manys' member sets, by relationship tree, applied
+/// once its records are written.
+private final class MemberChanges {
+    private var byTree: [String: MemberSetChanges] = [:]
+
+    func remove(_ number: Int64, from owner: Int64, in tree: String) {
+        byTree[tree, default: MemberSetChanges()].remove(number, from: owner)
+    }
+
+    func record(_ changes: MemberSetChanges, in tree: String) {
+        byTree[tree, default: MemberSetChanges()].append(changes)
+    }
+
+    func replace(_ owner: Int64, with members: [MemberChunk.Member], in tree: String) {
+        byTree[tree, default: MemberSetChanges()].replace(owner, with: members)
+    }
+
+    func apply(in transaction: WriteTransaction) throws {
+        for (name, changes) in byTree.sorted(by: { $0.key < $1.key }) where !changes.isEmpty {
+            try changes.apply(to: transaction.tree(name), treeName: name)
+        }
+    }
 }
 
 /// The writers a commit has resolved so far, by entity name.

@@ -10,6 +10,9 @@ final class ObjectStore: Sendable {
     let slots: SlotMap
     /// The versions the store was written with before ``model`` (nil: none).
     let history: JSONModelDescription?
+    /// The object format of what the store holds: this library's, unless it was opened
+    /// read-only in an older one.
+    let format: Int
     /// Record coders of the concrete entities, by name and by entity ordinal.
     let coders: [String: RecordCoder]
     private let codersByOrdinal: [RecordCoder?]
@@ -29,6 +32,7 @@ final class ObjectStore: Sendable {
         var store = try withStoreErrors { try Store(path: path, options: options) }
         do throws(MagicalRecordError) {
             var metadata = try withStoreErrors { try StoreMetadata.load(from: store) }
+            if let stored = metadata { metadata = try MemberRunConversion.raise(store, stored) }
             guard let model = versions?.current ?? requested ?? metadata?.model else { throw MagicalRecordError.notAnObjectStore(path: path) }
             if let stored = metadata {
                 let differences = model.differences(from: stored.model).map(\.description)
@@ -77,6 +81,7 @@ final class ObjectStore: Sendable {
             self.model = model
             self.slots = slots
             self.history = metadata?.history
+            self.format = options.readOnly ? metadata?.format ?? StoreMetadata.currentFormat : StoreMetadata.currentFormat
             let coders = try Self.makeCoders(model, slots)
             self.coders = coders
             var byOrdinal = [RecordCoder?](repeating: nil, count: model.entities.count)

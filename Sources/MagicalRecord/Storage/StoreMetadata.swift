@@ -14,8 +14,12 @@ struct StoreMetadata {
     }
 
     /// The object format this library writes and the newest it reads: 2 has records of
-    /// versions 5-8 (compact numbers, O12) and to-many values without the number (O13).
-    static let currentFormat = 2
+    /// versions 5-8 (compact numbers, O12) and to-many values without the number (O13); 3
+    /// keeps unordered to-manys as runs of members (O14).
+    static let currentFormat = 3
+
+    /// The first format whose unordered to-manys are runs of members (O14).
+    static let memberRunsFormat = 3
 
     /// The store's object format: 1 when it has none recorded (written before formats were).
     var format = StoreMetadata.currentFormat
@@ -61,6 +65,11 @@ struct StoreMetadata {
         return StoreMetadata(
             format: format, model: model, slots: SlotMap(codes: description.currentSlots), lastNumber: decodeNumber(numberBytes), history: history
         )
+    }
+
+    /// Records `format` alone, as a conversion that raises the store to it does.
+    static func save(format: Int, in transaction: WriteTransaction) throws {
+        try transaction.openTree(StoreLayout.metadataTree).put(Key.format, Array(String(format).utf8))
     }
 
     /// Writes the metadata, with this library's format: what it writes from now on may be

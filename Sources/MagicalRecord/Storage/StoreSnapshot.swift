@@ -234,13 +234,32 @@ final class StoreSnapshot: @unchecked Sendable {
         return found
     }
 
-    /// The targets of a to-many relationship of `id`, in order for an ordered one.
+    /// The targets of a to-many relationship of `id`, in order for an ordered one (by
+    /// number for an unordered one).
     func targets(of id: ObjectID, _ relationship: RelationshipDescription) throws(MagicalRecordError) -> [ObjectID] {
         let names = store.slots.entityNamesByCode
+        let treeName = StoreLayout.relationshipTree(id.entityName, relationship.name)
         var targets: [ObjectID] = []
+        func append(code: Int, number: Int64) throws(MagicalRecordError) {
+            guard let name = names[code] else { throw .damagedMetadata("the relationship tree \(treeName) names an unknown entity code \(code)") }
+            targets.append(ObjectID(entityName: name, number: number))
+        }
         try withStoreErrors {
-            let tree = try transaction.tree(StoreLayout.relationshipTree(id.entityName, relationship.name))
+            let tree = try transaction.tree(treeName)
             let prefix = StoreLayout.objectKey(id.number)
+            if !relationship.isOrdered && store.format >= StoreMetadata.memberRunsFormat {
+                // Runs of members (O14), each keyed by its last member's number.
+                var members: [MemberChunk.Member] = []
+                try tree.scan(.prefix(prefix)) { key, value in
+                    let last = try MemberSetChanges.lastNumber(of: key, prefix: prefix, treeName: treeName)
+                    guard value.withUnsafeBytes({ MemberChunk.decode($0, last: last, into: &members) }) else {
+                        throw MagicalRecordError.damagedMetadata("the relationship tree \(treeName) holds a malformed run of members")
+                    }
+                    return true
+                }
+                for member in members { try append(code: member.code, number: member.number) }
+                return
+            }
             try tree.scan(.prefix(prefix)) { key, value in
                 let target = value.withUnsafeBytes { value in
                     StoreLayout.target(value) {
@@ -249,10 +268,10 @@ final class StoreSnapshot: @unchecked Sendable {
                         key.withUnsafeBytes { KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: $0[prefix.count...])) }
                     }
                 }
-                guard let target, let name = names[target.code] else {
+                guard let target else {
                     throw MagicalRecordError.damagedMetadata("a relationship tree holds a malformed target")
                 }
-                targets.append(ObjectID(entityName: name, number: target.number))
+                try append(code: target.code, number: target.number)
                 return true
             }
         }
