@@ -32,10 +32,15 @@ enum MemberChunk {
     static func encode(_ members: ArraySlice<Member>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(encodedSize(members))
+        append(members, isUniform: members.allSatisfy { $0.code == members.first!.code }, to: &bytes)
+        return bytes
+    }
+
+    /// Appends the value of a run of `members` to `bytes`; `isUniform` says whether they
+    /// share one entity code.
+    private static func append(_ members: ArraySlice<Member>, isUniform: Bool, to bytes: inout [UInt8]) {
         bytes.appendVarint(members.count)
-        let code = members.first!.code
-        let isUniform = members.allSatisfy { $0.code == code }
-        bytes.appendVarint(isUniform ? code << 1 : 1)
+        bytes.appendVarint(isUniform ? members.first!.code << 1 : 1)
         if !isUniform {
             for member in members { bytes.appendVarint(member.code) }
         }
@@ -44,7 +49,21 @@ enum MemberChunk {
             bytes.appendVarint(Int(member.number - previous))
             previous = member.number
         }
-        return bytes
+    }
+
+    /// Appends the runs of `members` (ascending distinct numbers, at least one), a set of
+    /// `source`'s, to `batch`: keys and values written straight into its buffer.
+    static func appendRuns(of members: [Member], source: Int64, to batch: inout EntryBatch) {
+        let isUniform = members.allSatisfy { $0.code == members[0].code }
+        for run in runs(of: members) {
+            batch.append(
+                writingKey: {
+                    KeyEncoding.encode(.int(source), into: &$0)
+                    KeyEncoding.encode(.int(run.last!.number), into: &$0)
+                },
+                value: { append(run, isUniform: isUniform || run.allSatisfy { $0.code == run.first!.code }, to: &$0) }
+            )
+        }
     }
 
     /// Bytes ``encode(_:)`` writes for `members`.
@@ -82,33 +101,23 @@ enum MemberChunk {
                 members.append(Member(number: 0, code: code))
             }
         }
-        // Gaps run upward from the first member; the key gives the last, so the numbers are
-        // filled in from the top down once the gaps are read.
-        var gaps: [Int64] = []
-        gaps.reserveCapacity(count - 1)
-        var span: Int64 = 0
-        for _ in 1..<count {
-            guard let gap = reader.readVarint(), gap >= 1, gap < last else {
+        // Gaps run upward from the first member, whose number the key gives only through
+        // the last: numbers are counted from 0 first, then moved up to end at `last`.
+        var number: Int64 = 0
+        for offset in 1..<count {
+            guard let gap = reader.readVarint(), gap >= 1, gap < last, Int64(gap) < last - number else {
                 members.removeSubrange(start...)
                 return false
             }
-            span += Int64(gap)
-            guard span < last else {
-                members.removeSubrange(start...)
-                return false
-            }
-            gaps.append(Int64(gap))
+            number += Int64(gap)
+            members[start + offset].number = number
         }
         guard reader.position == value.count, last >= 1 else {
             members.removeSubrange(start...)
             return false
         }
-        var number = last
-        members[members.count - 1].number = number
-        for (offset, gap) in gaps.enumerated().reversed() {
-            number -= gap
-            members[start + offset].number = number
-        }
+        let first = last - number
+        for index in start..<members.count { members[index].number += first }
         return true
     }
 

@@ -96,9 +96,7 @@ struct MemberSetChanges {
             guard merged != members else { continue }
             if let runKey, merged.last?.number != runLast { deletions.append(key: runKey, value: []) }
             guard !merged.isEmpty else { continue }
-            for run in MemberChunk.runs(of: merged) {
-                runs.append(key: MemberChunk.key(source: owner, last: run.last!.number), value: MemberChunk.encode(run))
-            }
+            MemberChunk.appendRuns(of: merged, source: owner, to: &runs)
         }
     }
 
@@ -155,11 +153,14 @@ struct MemberSetChanges {
 
     /// The changes in ascending number order, the last one made to each number only.
     private static func lastPerNumber(_ changes: [Change]) -> [Change] {
-        let order = changes.indices.sorted { (changes[$0].member.number, $0) < (changes[$1].member.number, $1) }
+        // Sorted as plain pairs: a sort of indices reading the changes through a closure
+        // was most of a commit's work on member sets.
+        var order = changes.indices.map { (number: changes[$0].member.number, index: $0) }
+        order.sort { $0 < $1 }
         var result: [Change] = []
         result.reserveCapacity(order.count)
-        for index in order {
-            if let last = result.last, last.member.number == changes[index].member.number {
+        for (number, index) in order {
+            if let last = result.last, last.member.number == number {
                 result[result.count - 1] = changes[index]
             } else {
                 result.append(changes[index])
