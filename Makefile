@@ -4,7 +4,7 @@ DEMO_STORE ?= demo-store/demo.store
 
 .PHONY: deps build test demo bench bench-engine fuzz crash clean
 
-FUZZ_TARGETS = FuzzStoreFile FuzzKeyDecoding FuzzPageDecoding FuzzJSONReader FuzzImport FuzzDirectImport FuzzPredicate FuzzModelXML FuzzRecordDecoding
+FUZZ_TARGETS = FuzzStoreFile FuzzKeyDecoding FuzzPageDecoding FuzzJSONReader FuzzImport FuzzDirectImport FuzzPredicate FuzzModelXML FuzzRecordDecoding FuzzMemberRuns
 FUZZ_TARGET ?= $(FUZZ_TARGETS)
 # `make fuzz SECONDS=600` or FUZZ_SECONDS; FUZZ_RUNS stops a target after that many inputs.
 FUZZ_SECONDS ?= $(or $(SECONDS),60)

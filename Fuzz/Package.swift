@@ -61,6 +61,10 @@ let package = Package(
             name: "FuzzModelXML",
             dependencies: [.product(name: "MagicalRecord", package: rootPackage)]
         ),
+        .executableTarget(
+            name: "FuzzMemberRuns",
+            dependencies: [.product(name: "MagicalRecord", package: rootPackage)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,6 +19,7 @@ import Testing
         "FuzzPredicate": fuzzPredicate,
         "FuzzModelXML": fuzzModelXML,
         "FuzzRecordDecoding": fuzzRecordDecoding,
+        "FuzzMemberRuns": fuzzMemberRuns,
     ]
 
     static func inputs(_ target: String) -> [URL] {

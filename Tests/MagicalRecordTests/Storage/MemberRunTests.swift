@@ -71,6 +71,11 @@ import Testing
         #expect(decoded([2, 1, 1], last: 10) == nil, "codes cut short")
         #expect(decoded([2, 1, 1, 2, 5], last: 10) == [Member(number: 5, code: 1), Member(number: 10, code: 2)])
         #expect(decoded([0x80], last: 10) == nil, "a count that does not read")
+        // Gaps each below the last number whose sum overflows (found by FuzzMemberRuns).
+        var wide: [UInt8] = [3, 0]
+        wide.appendVarint(UInt64(Int64.max - 1))
+        wide.appendVarint(UInt64(Int64.max - 1))
+        #expect(decoded(wide, last: .max) == nil, "gaps that overflow")
     }
 
     // MARK: Changes to sets

@@ -1,0 +1,1 @@
+../../../Tests/FuzzReplayTests/Entries/MemberRunsEntry.swift
