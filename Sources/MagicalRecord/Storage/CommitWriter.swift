@@ -252,7 +252,7 @@ struct CommitWriter {
         let tree = try transaction.tree(name)
         if !isNew { try removeTargets(of: id, relationship) }
         for (position, target) in targets.enumerated() {
-            try tree.put(KeyEncoding.encode(.int(id.number), .int(Int64(position))), try encodedTarget(target, ordered: true))
+            try tree.put(KeyEncoding.encode(.int(id.number), .int(Int64(position))), StoreLayout.targetValue(code: try entityCode(target.entityName), number: target.number, ordered: true))
         }
     }
 
@@ -261,13 +261,6 @@ struct CommitWriter {
             throw MagicalRecordError.model(.unknownEntity(entityName))
         }
         return code
-    }
-
-    private func encodedTarget(_ target: ObjectID, ordered: Bool) throws -> [UInt8] {
-        guard let code = store.slots.entityCode(target.entityName) else {
-            throw MagicalRecordError.model(.unknownEntity(target.entityName))
-        }
-        return StoreLayout.targetValue(code: code, number: target.number, ordered: ordered)
     }
 }
 

@@ -28,6 +28,14 @@ enum MemberChunk {
         KeyEncoding.encode(.int(source), .int(last))
     }
 
+    /// The last member's number in a run's `key`, which starts with its source's `prefix`.
+    static func lastNumber(of key: [UInt8], prefix: [UInt8], treeName: String) throws(MagicalRecordError) -> Int64 {
+        guard let number = key.withUnsafeBytes({ KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: $0[prefix.count...])) }) else {
+            throw .damagedMetadata("the relationship tree \(treeName) holds a malformed key")
+        }
+        return number
+    }
+
     /// The value of a run of `members` (ascending distinct numbers, at least one).
     static func encode(_ members: ArraySlice<Member>) -> [UInt8] {
         var bytes: [UInt8] = []

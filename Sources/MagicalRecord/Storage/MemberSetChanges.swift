@@ -80,7 +80,7 @@ struct MemberSetChanges {
             var runLast: Int64?
             var bound = Int64.max
             if let runKey {
-                let last = try Self.lastNumber(of: runKey, prefix: prefix, treeName: treeName)
+                let last = try MemberChunk.lastNumber(of: runKey, prefix: prefix, treeName: treeName)
                 let decoded = try cursor.withEntry { _, value in MemberChunk.decode(value, last: last, into: &members) }
                 guard decoded == true else { throw MagicalRecordError.damagedMetadata("the relationship tree \(treeName) holds a malformed run of members") }
                 runLast = last
@@ -105,7 +105,7 @@ struct MemberSetChanges {
         let prefix = StoreLayout.objectKey(owner)
         var members: [MemberChunk.Member] = []
         try tree.scan(.prefix(prefix)) { key, value in
-            let last = try lastNumber(of: key, prefix: prefix, treeName: treeName)
+            let last = try MemberChunk.lastNumber(of: key, prefix: prefix, treeName: treeName)
             guard value.withUnsafeBytes({ MemberChunk.decode($0, last: last, into: &members) }) else {
                 throw MagicalRecordError.damagedMetadata("the relationship tree \(treeName) holds a malformed run of members")
             }
@@ -167,12 +167,5 @@ struct MemberSetChanges {
             }
         }
         return result
-    }
-
-    static func lastNumber(of key: [UInt8], prefix: [UInt8], treeName: String) throws -> Int64 {
-        guard let number = key.withUnsafeBytes({ KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: $0[prefix.count...])) }) else {
-            throw MagicalRecordError.damagedMetadata("the relationship tree \(treeName) holds a malformed key")
-        }
-        return number
     }
 }

@@ -12,9 +12,10 @@ enum StoreLayout {
     /// One index of one concrete entity: key (value, object number), empty value.
     static func indexTree(_ entity: String, _ attribute: String) -> String { "i.\(entity).\(attribute)" }
 
-    /// One to-many relationship of one concrete entity: key (source number, target
-    /// number), or (source number, position) for an ordered one; value: the target's
-    /// entity code and number.
+    /// One to-many relationship of one concrete entity: runs of members keyed (source
+    /// number, last member's number) for an unordered one (``MemberChunk``, O14); for an
+    /// ordered one, key (source number, position), value the target's entity code and
+    /// number.
     static func relationshipTree(_ entity: String, _ relationship: String) -> String { "r.\(entity).\(relationship)" }
 
     static func objectKey(_ number: Int64) -> [UInt8] { KeyEncoding.encode(.int(number)) }
