@@ -36,6 +36,20 @@ enum MemberChunk {
         return number
     }
 
+    /// Appends the members of the run stored under `key` (which starts with its source's
+    /// `prefix`) with `value` to `members`; returns the run's last number. A malformed key
+    /// or value is damaged metadata naming `treeName`.
+    @discardableResult
+    static func appendMembers(
+        ofRun key: [UInt8], _ value: UnsafeRawBufferPointer, prefix: [UInt8], treeName: String, to members: inout [Member]
+    ) throws(MagicalRecordError) -> Int64 {
+        let last = try lastNumber(of: key, prefix: prefix, treeName: treeName)
+        guard decode(value, last: last, into: &members) else {
+            throw .damagedMetadata("the relationship tree \(treeName) holds a malformed run of members")
+        }
+        return last
+    }
+
     /// The value of a run of `members` (ascending distinct numbers, at least one).
     static func encode(_ members: ArraySlice<Member>) -> [UInt8] {
         var bytes: [UInt8] = []

@@ -80,9 +80,10 @@ struct MemberSetChanges {
             var runLast: Int64?
             var bound = Int64.max
             if let runKey {
-                let last = try MemberChunk.lastNumber(of: runKey, prefix: prefix, treeName: treeName)
-                let decoded = try cursor.withEntry { _, value in MemberChunk.decode(value, last: last, into: &members) }
-                guard decoded == true else { throw MagicalRecordError.damagedMetadata("the relationship tree \(treeName) holds a malformed run of members") }
+                // The cursor is on the run: its key was just read.
+                let last = try cursor.withEntry { _, value in
+                    try MemberChunk.appendMembers(ofRun: runKey, value, prefix: prefix, treeName: treeName, to: &members)
+                } ?? 0
                 runLast = last
                 try cursor.next()
                 if ofOwner(cursor.key) != nil { bound = last }
@@ -105,10 +106,7 @@ struct MemberSetChanges {
         let prefix = StoreLayout.objectKey(owner)
         var members: [MemberChunk.Member] = []
         try tree.scan(.prefix(prefix)) { key, value in
-            let last = try MemberChunk.lastNumber(of: key, prefix: prefix, treeName: treeName)
-            guard value.withUnsafeBytes({ MemberChunk.decode($0, last: last, into: &members) }) else {
-                throw MagicalRecordError.damagedMetadata("the relationship tree \(treeName) holds a malformed run of members")
-            }
+            _ = try value.withUnsafeBytes { try MemberChunk.appendMembers(ofRun: key, $0, prefix: prefix, treeName: treeName, to: &members) }
             return true
         }
         return members

@@ -251,10 +251,7 @@ final class StoreSnapshot: @unchecked Sendable {
                 // Runs of members (O14), each keyed by its last member's number.
                 var members: [MemberChunk.Member] = []
                 try tree.scan(.prefix(prefix)) { key, value in
-                    let last = try MemberChunk.lastNumber(of: key, prefix: prefix, treeName: treeName)
-                    guard value.withUnsafeBytes({ MemberChunk.decode($0, last: last, into: &members) }) else {
-                        throw MagicalRecordError.damagedMetadata("the relationship tree \(treeName) holds a malformed run of members")
-                    }
+                    _ = try value.withUnsafeBytes { try MemberChunk.appendMembers(ofRun: key, $0, prefix: prefix, treeName: treeName, to: &members) }
                     return true
                 }
                 for member in members { try append(code: member.code, number: member.number) }
