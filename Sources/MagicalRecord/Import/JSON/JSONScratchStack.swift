@@ -47,8 +47,15 @@ struct JSONScratchStack<Element>: ~Copyable {
 
     /// Removes the elements from `start` to the top.
     mutating func drop(from start: Int) {
-        (storage + start).deinitialize(count: count - start)
+        destroy(start..<count)
         count = start
+    }
+
+    /// Destroys the elements in `range` one by one: once specialised, each is the
+    /// element type's own destroy, where deinitializing the run went through the
+    /// runtime's generic one per element (every member value of an import).
+    private func destroy(_ range: Range<Int>) {
+        for index in range { _ = (storage + index).move() }
     }
 
     /// Calls `body` with each element from `start` to the top, moved out, in order, and
@@ -62,7 +69,7 @@ struct JSONScratchStack<Element>: ~Copyable {
     }
 
     mutating func removeAll() {
-        storage.deinitialize(count: count)
+        destroy(0..<count)
         count = 0
     }
 }
