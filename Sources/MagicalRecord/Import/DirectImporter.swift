@@ -254,22 +254,26 @@ struct DirectImporter {
 
     /// Every key the planned batch names, by entity: its records' own and their targets',
     /// as planning converted them (a record that did not convert names none).
-    private func collectKeys(_ planned: PlannedBatch) -> [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] {
+    private func collectKeys(_ planned: PlannedBatch) -> ImportKeyLookup.Wanted {
         // Collected apart and put together at the end: inserting through the dictionary
-        // copied its entry each time.
-        var ownKeys = Set<AttributeValue>(minimumCapacity: mapping.key == nil ? 0 : planned.records.count)
+        // copied its entry each time. The records' own keys, distinct as a rule, in an
+        // array: inserting tens of thousands in a set probed it out of the cache each time,
+        // and the look-up's sort finds any repeats. Targets' keys repeat (a department per
+        // person) and stay few: a set.
+        var ownKeys: [AttributeValue] = []
+        ownKeys.reserveCapacity(mapping.key == nil ? 0 : planned.records.count)
         var targetKeys = [Set<AttributeValue>](repeating: [], count: byKeys.count)
         for record in planned.records {
             guard case .planned(let plan) = record else { continue }
-            if let key = plan.key { ownKeys.insert(key) }
+            if let key = plan.key { ownKeys.append(key) }
             for place in plan.targets {
                 if let key = planned.targets[place].key { targetKeys[Int(planned.targets[place].link)].insert(key) }
             }
         }
-        var wanted: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
+        var wanted: ImportKeyLookup.Wanted = [:]
         if let key = mapping.key { wanted[mapping.entity.name] = (ownKeys, key) }
         for (byKey, keys) in zip(byKeys, targetKeys) where !keys.isEmpty {
-            wanted[byKey.destination.name, default: ([], byKey.targetKey)].0.formUnion(keys)
+            wanted[byKey.destination.name, default: ([], byKey.targetKey)].0.append(contentsOf: keys)
         }
         return wanted
     }
@@ -290,7 +294,7 @@ struct DirectImporter {
         fileprivate var records: [Record] = []
         var recordCount: Int { records.count }
         /// Every key the batch names, by entity (``collectKeys(_:)``).
-        fileprivate(set) var keys: [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)] = [:]
+        fileprivate(set) var keys: ImportKeyLookup.Wanted = [:]
         fileprivate var attributes: [PlannedAttribute] = []
         /// Per relationship given: the target's key, or nil to clear it.
         fileprivate var targets: [PlannedTarget] = []

@@ -8,7 +8,8 @@
 /// A class: its tables (tens of thousands of entries) are changed in place and handed
 /// over whole to the batch (``take()``), never copied.
 final class ImportKeyLookup {
-    typealias Wanted = [String: (Set<AttributeValue>, EntityImportMapping.AttributeMapping)]
+    /// By entity: the keys to look up (they may repeat) and the key attribute's mapping.
+    typealias Wanted = [String: ([AttributeValue], EntityImportMapping.AttributeMapping)]
     /// Per key looked up, by entity: what the index holds for it.
     typealias KeyTable = ImportKeyTable
     typealias Tables = (known: [String: KeyTable], stored: [ObjectID: ObjectState])
@@ -35,7 +36,7 @@ final class ImportKeyLookup {
             // again); none when the store has none of them, as in a first import.
             var storedRoom = stored.count + keys.count
             // In no order: the look-up orders the index keys itself.
-            try snapshot.statesByIndexedValue(entityName, key.attribute.name, Array(keys)) { value in
+            try snapshot.statesByIndexedValue(entityName, key.attribute.name, keys) { value in
                 // Absent keys are in the table too: the batch finds an object's key and
                 // whether the store lacks it with one probe, and records it in place.
                 table[value] = .absent
@@ -79,7 +80,7 @@ final class ImportKeyLookup {
                 if case .object(let id)? = table.removeValue(forKey: key) { stored[id] = nil }
             }
             known[entityName] = table
-            if !stale.isEmpty { again[entityName] = (stale, key) }
+            if !stale.isEmpty { again[entityName] = (Array(stale), key) }
         }
         try add(again, from: snapshot)
         return true

@@ -127,9 +127,11 @@ final class StoreSnapshot: @unchecked Sendable {
     }
 
     /// The stored states of the objects of the concrete entity `entityName` whose
-    /// `attribute` equals one of `values`, through the index: each handed to `found` in
-    /// ascending object number, and each value the index has no entry for to `absent`. An
-    /// import looks up a batch's keys with the two trees found once, not once per key.
+    /// `attribute` equals one of `values`, through the index: each handed to `found` once,
+    /// in ascending object number, and each distinct value the index has no entry for to
+    /// `absent` once. An import looks up a batch's keys with the two trees found once, not
+    /// once per key; `values` may repeat (collecting a batch's keys in a set cost more
+    /// than the look-up's sort, which finds the repeats).
     ///
     /// A state goes to `found` as it is decoded (an array of them, sorted by value and handed
     /// out in slices, retained every array of every state twice more).
@@ -144,13 +146,21 @@ final class StoreSnapshot: @unchecked Sendable {
             // Both trees are read in key order, so that consecutive keys share leaves. Keys
             // are built in one buffer each: an array per key was two allocations a record.
             var prefixes = EntryBatch(minimumCapacity: values.count, bytes: values.count * Self.typicalKeyBytes)
-            let prefixOrder: [Int]
+            // The places in `values` of the distinct values, in the order of their prefixes.
+            var prefixOrder: [Int]
+            var values = values
             if let numericOrder = Self.numericOrder(values) {
                 // Integers encode in numeric order (Spec K10): sorted as numbers, their
-                // prefixes are written in order, with no sort of the bytes and no copy.
-                prefixOrder = numericOrder
-                for value in numericOrder { prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(values[value], to: &$0) }, value: { _ in }) }
+                // prefixes are written in order, with no sort of the bytes and no copy;
+                // a repeat follows its first.
+                prefixOrder = []
+                prefixOrder.reserveCapacity(numericOrder.count)
+                for value in numericOrder where prefixOrder.last.map({ values[$0] != values[value] }) ?? true {
+                    prefixOrder.append(value)
+                    prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(values[value], to: &$0) }, value: { _ in })
+                }
             } else {
+                values = Array(Set(values))
                 for value in values { prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(value, to: &$0) }, value: { _ in }) }
                 prefixOrder = prefixes.keyOrder()
                 prefixes = prefixes.reordered(prefixOrder)
@@ -164,7 +174,7 @@ final class StoreSnapshot: @unchecked Sendable {
                     ?? Self.number(fromIndexKey: Array(key), entityName, attribute)
                 numbers.append(number)
             }
-            for (value, indexed) in zip(values, isIndexed) where !indexed { try absent(value) }
+            for value in prefixOrder where !isIndexed[value] { try absent(values[value]) }
             numbers.sort()
             var keys = EntryBatch(minimumCapacity: numbers.count, bytes: numbers.count * Self.typicalKeyBytes)
             for number in numbers { keys.append(writingKey: { StoreLayout.appendObjectKey(number, to: &$0) }, value: { _ in }) }

@@ -39,4 +39,25 @@ import Testing
             #expect(absent.sorted() == ages.filter { age in !ageByNumber.values.contains(age) }.sorted())
         }
     }
+
+    /// Values may repeat (a batch's keys are collected without a set): each distinct value
+    /// is reported absent once, and each state found once. Text values take the look-up's
+    /// byte-ordered path, integers its numeric one.
+    @Test(arguments: [false, true]) func repeatedValuesAreLookedUpOnce(asText: Bool) throws {
+        let stack = try FetchStack()
+        let attribute = asText ? "lastName" : "age"
+        func value(_ age: Int) -> AttributeValue { asText ? .string("n\(age)") : .integer(Int64(age)) }
+        var numbers: [Int64] = []
+        for (index, age) in [30, 31, 31, 45].enumerated() {
+            let object = try stack.main.insert("Employee", ["employeeID": .integer(Int64(index + 1)), attribute: value(age)])
+            numbers.append(object.objectID.number)
+        }
+        try stack.main.saveToPersistentStore()
+        var absent: [AttributeValue] = []
+        var found: [Int64] = []
+        let values = [31, 50, 30, 31, 50, 50, 45, 31, 99, 30].map(value)
+        try stack.store.snapshot().statesByIndexedValue("Employee", attribute, values) { absent.append($0) } found: { found.append($0.id.number) }
+        #expect(absent.count == 2 && Set(absent) == [value(50), value(99)])
+        #expect(found == numbers)
+    }
 }
