@@ -12,7 +12,9 @@
 /// samples of a probe over optional attribute values, 56 bytes a slot with the answers,
 /// were a sixteenth of the upsert's reading thread). The kinds, a byte a slot, stay in
 /// the cache, and a probe for an absent key (half an upsert's) reads nothing else: slots
-/// of kind and integer together, 16 bytes each, made probes half as costly again.
+/// of kind and integer together, 16 bytes each, made probes half as costly again. An
+/// answer is kept as the object's number alone (8 bytes a slot, not an id's 32): a
+/// table's objects are of one entity, whose name it keeps once.
 struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     /// What each slot holds: ``empty``, an integer key (in `integers`) or another key (in
     /// `others`).
@@ -20,7 +22,14 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     private var integers: [Int64]
     /// Keys other than integers by slot; empty until the first such key.
     private var others: [AttributeValue?] = []
-    private var values: [IndexedKey]
+    /// Per slot, the number of the object with the key, ``absentNumber`` when the store
+    /// lacks the key, or ``foreignNumber`` for an id in `foreignIDs`.
+    private var numbers: [Int64]
+    /// The entity of the ids answered, taken from the first.
+    private var entityName: String?
+    /// By slot, ids of another entity than `entityName` (which no import gives a table,
+    /// but which it keeps correctly).
+    private var foreignIDs: [Int: ObjectID] = [:]
     /// 64 minus the bits of the capacity: a home slot is the top bits of the hashed key.
     private var shift: UInt64
     private(set) var count = 0
@@ -28,6 +37,9 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     private static let empty: UInt8 = 0
     private static let integer: UInt8 = 1
     private static let other: UInt8 = 2
+    /// Object numbers start at 1.
+    private static let absentNumber: Int64 = 0
+    private static let foreignNumber: Int64 = -1
 
     init() {
         self.init(capacity: Self.minimumCapacity)
@@ -36,7 +48,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     private init(capacity: Int) {
         kinds = Array(repeating: Self.empty, count: capacity)
         integers = Array(repeating: 0, count: capacity)
-        values = Array(repeating: .absent, count: capacity)
+        numbers = Array(repeating: Self.absentNumber, count: capacity)
         shift = UInt64(UInt64.bitWidth - capacity.trailingZeroBitCount)
     }
 
@@ -60,7 +72,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     subscript(key: AttributeValue) -> IndexedKey? {
         get {
             guard case (let index, true) = place(of: key) else { return nil }
-            return values[index]
+            return answer(at: index)
         }
         set {
             guard let newValue else {
@@ -68,7 +80,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
                 return
             }
             let (index, found) = place(of: key)
-            values[index] = newValue
+            setAnswer(newValue, at: index)
             if found { return }
             store(key, at: index)
             count += 1
@@ -86,20 +98,44 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     /// (though it changes nothing) so the table is read in place, where a non-mutating
     /// call on `tables[index]` copied it, retaining its four arrays, at every probe.
     mutating func slotAndAnswer(forKey key: AttributeValue) -> (slot: Int, answer: IndexedKey)? {
-        slot(forKey: key).map { ($0, values[$0]) }
+        slot(forKey: key).map { ($0, answer(at: $0)) }
     }
 
     /// The answer in `slot` (from ``slot(forKey:)``, with no insertion or removal since).
     subscript(slot slot: Int) -> IndexedKey {
-        get { values[slot] }
-        set { values[slot] = newValue }
+        get { answer(at: slot) }
+        set { setAnswer(newValue, at: slot) }
+    }
+
+    private func answer(at slot: Int) -> IndexedKey {
+        switch numbers[slot] {
+        case Self.absentNumber: .absent
+        case Self.foreignNumber: foreignIDs[slot].map(IndexedKey.object) ?? .absent
+        case let number: .object(ObjectID(entityName: entityName ?? "", number: number))
+        }
+    }
+
+    private mutating func setAnswer(_ answer: IndexedKey, at slot: Int) {
+        if numbers[slot] == Self.foreignNumber { foreignIDs[slot] = nil }
+        guard case .object(let id) = answer else {
+            numbers[slot] = Self.absentNumber
+            return
+        }
+        if entityName == nil { entityName = id.entityName }
+        if id.entityName == entityName, id.number > 0 {
+            numbers[slot] = id.number
+        } else {
+            numbers[slot] = Self.foreignNumber
+            foreignIDs[slot] = id
+        }
     }
 
     /// Takes `key` out; returns what was known of it.
     @discardableResult
     mutating func removeValue(forKey key: AttributeValue) -> IndexedKey? {
         guard case (var hole, true) = place(of: key) else { return nil }
-        let removed = values[hole]
+        let removed = answer(at: hole)
+        setAnswer(.absent, at: hole)
         count -= 1
         // Backward shift: an entry after the hole moves into it unless its home lies
         // cyclically in (hole, its place], so every entry stays reachable from its home
@@ -115,12 +151,11 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         }
         kinds[hole] = Self.empty
         if !others.isEmpty { others[hole] = nil }
-        values[hole] = .absent
         return removed
     }
 
     func makeIterator() -> some IteratorProtocol<(key: AttributeValue, value: IndexedKey)> {
-        kinds.indices.lazy.compactMap { slot in key(at: slot).map { ($0, values[slot]) } }.makeIterator()
+        kinds.indices.lazy.compactMap { slot in key(at: slot).map { ($0, answer(at: slot)) } }.makeIterator()
     }
 
     /// The key in `slot`, nil when it is empty.
@@ -149,7 +184,9 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         kinds[target] = kinds[source]
         integers[target] = integers[source]
         if !others.isEmpty { others[target] = others[source].take() }
-        values[target] = values[source]
+        numbers[target] = numbers[source]
+        numbers[source] = Self.absentNumber
+        if let id = foreignIDs.removeValue(forKey: source) { foreignIDs[target] = id }
     }
 
     private mutating func rehash(capacity: Int) {
@@ -160,7 +197,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
             var place = rebuilt.home(of: key)
             while rebuilt.kinds[place] != Self.empty { place = (place + 1) & mask }
             rebuilt.store(key, at: place)
-            rebuilt.values[place] = values[slot]
+            rebuilt.setAnswer(answer(at: slot), at: place)
             rebuilt.count += 1
         }
         self = rebuilt

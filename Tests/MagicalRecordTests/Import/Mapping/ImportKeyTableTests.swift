@@ -5,7 +5,8 @@ import Testing
 
 /// The import's key table against a dictionary: the same answers through random sets,
 /// slot updates and removals, with keys of every kind (integers crowded onto few values,
-/// strings, doubles equal in value to integers, null) and a table reserved or grown.
+/// strings, doubles equal in value to integers, null), answers of any entity, and a table
+/// reserved or grown.
 @Suite struct ImportKeyTableTests {
     private func randomKey(_ random: inout SplitMix64, spread: Int64) -> AttributeValue {
         switch Int.random(in: 0..<10, using: &random) {
@@ -25,7 +26,10 @@ import Testing
         if Bool.random(using: &random) { table.reserveCapacity(Int(spread)) }
         for step in 0..<(4_000 * testScale) {
             let key = randomKey(&random, spread: spread)
-            let answer: IndexedKey = Bool.random(using: &random) ? .absent : .object(ObjectID(entityName: "Person", number: Int64(step)))
+            // Now and then an id of another entity, or numbered 0 (the table keeps an
+            // entity's numbers alone, and these apart).
+            let entity = Int.random(in: 0..<8, using: &random) == 0 ? "Robot" : "Person"
+            let answer: IndexedKey = Bool.random(using: &random) ? .absent : .object(ObjectID(entityName: entity, number: Int64(step)))
             switch Int.random(in: 0..<100, using: &random) {
             case 0..<45:
                 table[key] = answer
