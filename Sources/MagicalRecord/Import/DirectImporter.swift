@@ -501,8 +501,10 @@ private struct DirectBatch {
     /// batch, or that the store lacks the key. By place, not by name: a record probes two
     /// tables, and hashing the names cost as much as the probes.
     var known: [ImportKeyLookup.KeyTable]
-    /// Stored states of the objects found, as they were.
-    var stored: [ObjectID: ObjectState]
+    /// Stored states of the objects found, as they were, placed by their keys' slots in
+    /// `known` (``ImportKeyTable/subscript(placeAt:)``); each is moved into `entries` when
+    /// first touched.
+    var stored: [ObjectState]
     /// Every object the batch found or made, in the order first touched (moved out by
     /// ``changes(counting:)``).
     var entries: [Entry] = []
@@ -537,15 +539,15 @@ private struct DirectBatch {
     /// `tableEntities` (found, or made earlier in the batch), else of a new one.
     /// `keyPosition`: the key attribute's position.
     mutating func object(table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
-        // One probe finds the key's answer; a new object is recorded in its place.
-        var found: (slot: Int, answer: IndexedKey)?
-        if let key { found = known[table].slotAndAnswer(forKey: key) }
-        let slot = found?.slot
+        // One probe finds the key's answer and where its state is; a new object is
+        // recorded in its place.
+        var found: (slot: Int, answer: IndexedKey, place: Int32)?
+        if let key { found = known[table].slotAnswerAndPlace(forKey: key) }
         var hasAbsentKey = false
         if let found {
             switch found.answer {
             case .object(let id):
-                if let index = touch(id) {
+                if let index = touch(id, place: found.place, table: table, slot: found.slot) {
                     if entries[index].isStored { entries[index].isFound = true }
                     return index
                 }
@@ -556,24 +558,49 @@ private struct DirectBatch {
         let entity = tableEntities[table]
         let id = ObjectID(entityName: entity.name, number: store.allocateNumber())
         var state = ObjectState(id: id, entity: entity)
-        if let position = keyPosition, let key {
-            state.attributes[position] = key
-            if let slot { known[table][slot: slot] = .object(id) } else { known[table][key] = .object(id) }
-        }
+        if let keyPosition, let key { state.attributes[keyPosition] = key }
         result.created += 1
-        return append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey))
+        let index = append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey))
+        if keyPosition != nil, let key {
+            if let found {
+                known[table][slot: found.slot] = .object(id)
+                known[table][placeAt: found.slot] = Self.place(ofEntry: index)
+            } else {
+                known[table].set(key, .object(id), place: Self.place(ofEntry: index))
+            }
+        }
+        return index
     }
+
+    /// A key's place in `known` for entry `index`: the look-up's places (0 and up) are
+    /// states in `stored`, the batch's entries are below ``ImportKeyTable/noPlace``.
+    private static func place(ofEntry index: Int) -> Int32 { Int32(truncatingIfNeeded: -2 - index) }
 
     /// Sets the attributes `values[range]` (position and value) of the object at `index`.
     mutating func setAttributes(of index: Int, _ values: [DirectImporter.PlannedAttribute], _ range: Range<Int>) {
         for place in range { entries[index].state.attributes[Int(values[place].position)] = values[place].value }
     }
 
-    /// The place of a found or made object; a stored one gets its entry the first time.
-    private mutating func touch(_ id: ObjectID) -> Int? {
-        if let index = positions[id] { return index }
-        guard let state = stored[id] else { return nil }
-        return append(Entry(state: state, stored: state))
+    /// The place in `entries` of the object `id`, found or made, whose key's slot in
+    /// table `table` holds `place`; a stored one gets its entry the first time. Nil when
+    /// no state of it is known (a new object then takes the key).
+    private mutating func touch(_ id: ObjectID, place: Int32, table: Int, slot: Int) -> Int? {
+        if place < ImportKeyTable.noPlace { return Int(-2 - Int(place)) }
+        guard place >= 0 else { return positions[id] }
+        let index = entries.count
+        // Another key placing the same object (which no import makes) finds its entry.
+        if let entered = positions.updateValue(index, forKey: id) {
+            positions[id] = entered
+            known[table][placeAt: slot] = Self.place(ofEntry: entered)
+            return entered
+        }
+        // Moved out of `stored`: a copy retained the state's arrays, and the batch's end
+        // released them again.
+        var state = ObjectState(id: id, attributes: [], relationships: [])
+        swap(&state, &stored[Int(place)])
+        entries.append(Entry(state: state, stored: state))
+        known[table][placeAt: slot] = Self.place(ofEntry: index)
+        return index
     }
 
     private mutating func append(_ entry: consuming Entry) -> Int {

@@ -12,13 +12,15 @@ final class ImportKeyLookup {
     typealias Wanted = [String: ([AttributeValue], EntityImportMapping.AttributeMapping)]
     /// Per key looked up, by entity: what the index holds for it.
     typealias KeyTable = ImportKeyTable
-    typealias Tables = (known: [String: KeyTable], stored: [ObjectID: ObjectState])
+    /// The tables, and the stored states their answers place (``ImportKeyTable/subscript(placeAt:)``).
+    typealias Tables = (known: [String: KeyTable], stored: [ObjectState])
 
     /// The commit the answer holds for.
     private(set) var transactionID: UInt64
     private var known: [String: KeyTable] = [:]
-    /// Stored states of the objects found, as they were.
-    private var stored: [ObjectID: ObjectState] = [:]
+    /// Stored states of the objects found, as they were, each placed by its key's slot (a
+    /// state whose key was taken out again stays, unplaced, until the batch ends).
+    private var stored: [ObjectState] = []
 
     /// Looks up every key of `wanted` through each entity's key index in `snapshot`.
     init(_ wanted: Wanted, in snapshot: StoreSnapshot) throws(MagicalRecordError) {
@@ -32,7 +34,7 @@ final class ImportKeyLookup {
             // Taken out while filled: changed through the outer table, each entry was a copy.
             var table = known.removeValue(forKey: entityName) ?? [:]
             table.reserveCapacity(table.count + keys.count)
-            // Room for every key once one is found (growing rehashed the states again and
+            // Room for every key once one is found (growing copied the states again and
             // again); none when the store has none of them, as in a first import.
             var storedRoom = stored.count + keys.count
             // In no order: the look-up orders the index keys itself.
@@ -48,9 +50,8 @@ final class ImportKeyLookup {
                     stored.reserveCapacity(storedRoom)
                     storedRoom = 0
                 }
-                let id = state.id
-                table[value] = .object(id)
-                stored[id] = consume state
+                table.set(value, .object(state.id), place: Int32(stored.count))
+                stored.append(consume state)
             }
             known[entityName] = table
         }
@@ -76,9 +77,7 @@ final class ImportKeyLookup {
             if !committed.isEmpty {
                 for key in keys where committed[key].map(commit.wrote) == true { stale.insert(key) }
             }
-            for key in stale {
-                if case .object(let id)? = table.removeValue(forKey: key) { stored[id] = nil }
-            }
+            for key in stale { table.removeValue(forKey: key) }
             known[entityName] = table
             if !stale.isEmpty { again[entityName] = (Array(stale), key) }
         }
@@ -106,9 +105,12 @@ final class ImportKeyLookup {
                 }
             }
             for (key, id) in changed {
-                if case .object(let old)? = table[key], old != id { stored[old] = nil }
-                table[key] = .object(id)
-                stored[id] = pending.state(of: id, in: written)
+                guard let state = pending.state(of: id, in: written) else {
+                    table[key] = .object(id)
+                    continue
+                }
+                table.set(key, .object(id), place: Int32(stored.count))
+                stored.append(state)
             }
             known[entityName] = table
         }
@@ -118,7 +120,7 @@ final class ImportKeyLookup {
     func take() -> Tables {
         defer {
             known = [:]
-            stored = [:]
+            stored = []
         }
         return (known, stored)
     }

@@ -5,8 +5,8 @@ import Testing
 
 /// The import's key table against a dictionary: the same answers through random sets,
 /// slot updates and removals, with keys of every kind (integers crowded onto few values,
-/// strings, doubles equal in value to integers, null), answers of any entity, and a table
-/// reserved or grown.
+/// strings, doubles equal in value to integers, null), answers of any entity, places
+/// kept with their keys through moves and growth, and a table reserved or grown.
 @Suite struct ImportKeyTableTests {
     private func randomKey(_ random: inout SplitMix64, spread: Int64) -> AttributeValue {
         switch Int.random(in: 0..<10, using: &random) {
@@ -22,6 +22,8 @@ import Testing
         var random = SplitMix64(seed: seed)
         var table = ImportKeyTable()
         var model: [AttributeValue: IndexedKey] = [:]
+        // A key's place: set with its answer or apart, back to none when the answer is set.
+        var places: [AttributeValue: Int32] = [:]
         let spread = Int64.random(in: 4...2_000, using: &random)
         if Bool.random(using: &random) { table.reserveCapacity(Int(spread)) }
         for step in 0..<(4_000 * testScale) {
@@ -31,30 +33,52 @@ import Testing
             let entity = Int.random(in: 0..<8, using: &random) == 0 ? "Robot" : "Person"
             let answer: IndexedKey = Bool.random(using: &random) ? .absent : .object(ObjectID(entityName: entity, number: Int64(step)))
             switch Int.random(in: 0..<100, using: &random) {
-            case 0..<45:
+            case 0..<35:
                 table[key] = answer
                 model[key] = answer
+                places[key] = nil
+            case 35..<45:
+                let place = Int32.random(in: -9...9, using: &random)
+                table.set(key, answer, place: place)
+                model[key] = answer
+                places[key] = place
             case 45..<60:
                 if let slot = table.slot(forKey: key) {
-                    table[slot: slot] = answer
-                    model[key] = answer
+                    if Bool.random(using: &random) {
+                        table[slot: slot] = answer
+                        model[key] = answer
+                        places[key] = nil
+                    } else {
+                        let place = Int32.random(in: -9...9, using: &random)
+                        table[placeAt: slot] = place
+                        places[key] = place
+                    }
                 } else {
                     #expect(model[key] == nil)
                 }
             case 60..<85:
                 #expect(table.removeValue(forKey: key) == model.removeValue(forKey: key))
+                places[key] = nil
             case 85..<88:
                 table[key] = nil
                 model[key] = nil
+                places[key] = nil
             default:
                 #expect(table[key] == model[key])
+                var probed = table
+                let found = probed.slotAnswerAndPlace(forKey: key)
+                #expect(found?.answer == model[key])
+                #expect(found.map { $0.place } == model[key].map { _ in places[key] ?? ImportKeyTable.noPlace })
             }
             guard table.count == model.count else {
                 Issue.record("\(table.count) keys in the table, \(model.count) in the model")
                 return
             }
         }
-        for (key, answer) in model { #expect(table[key] == answer) }
+        for (key, answer) in model {
+            #expect(table[key] == answer)
+            #expect(table.slot(forKey: key).map { table[placeAt: $0] } == places[key] ?? ImportKeyTable.noPlace)
+        }
         var seen: [AttributeValue: IndexedKey] = [:]
         for (key, answer) in table { #expect(seen.updateValue(answer, forKey: key) == nil, "\(key) twice") }
         #expect(seen == model)
