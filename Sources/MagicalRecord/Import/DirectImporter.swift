@@ -502,7 +502,7 @@ private struct DirectBatch {
     /// tables, and hashing the names cost as much as the probes.
     var known: [ImportKeyLookup.KeyTable]
     /// Stored states of the objects found, as they were, placed by their keys' slots in
-    /// `known` (``ImportKeyTable/subscript(placeAt:)``); each is moved into `entries` when
+    /// `known` (``ImportKeyTable/subscript(locationAt:)``); each is moved into `entries` when
     /// first touched.
     var stored: [ObjectState]
     /// Every object the batch found or made, in the order first touched (moved out by
@@ -541,13 +541,13 @@ private struct DirectBatch {
     mutating func object(table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
         // One probe finds the key's answer and where its state is; a new object is
         // recorded in its place.
-        var found: (slot: Int, answer: IndexedKey, place: Int32)?
-        if let key { found = known[table].slotAnswerAndPlace(forKey: key) }
+        var found: (slot: Int, answer: IndexedKey, location: Int32)?
+        if let key { found = known[table].slotAnswerAndLocation(forKey: key) }
         var hasAbsentKey = false
         if let found {
             switch found.answer {
             case .object(let id):
-                if let index = touch(id, place: found.place, table: table, slot: found.slot) {
+                if let index = touch(id, location: found.location, table: table, slot: found.slot) {
                     if entries[index].isStored { entries[index].isFound = true }
                     return index
                 }
@@ -564,17 +564,17 @@ private struct DirectBatch {
         if keyPosition != nil, let key {
             if let found {
                 known[table][slot: found.slot] = .object(id)
-                known[table][placeAt: found.slot] = Self.place(ofEntry: index)
+                known[table][locationAt: found.slot] = Self.location(ofEntry: index)
             } else {
-                known[table].set(key, .object(id), place: Self.place(ofEntry: index))
+                known[table].set(key, .object(id), location: Self.location(ofEntry: index))
             }
         }
         return index
     }
 
-    /// A key's place in `known` for entry `index`: the look-up's places (0 and up) are
-    /// states in `stored`, the batch's entries are below ``ImportKeyTable/noPlace``.
-    private static func place(ofEntry index: Int) -> Int32 { Int32(truncatingIfNeeded: -2 - index) }
+    /// A key's location in `known` for entry `index`: the look-up's (0 and up) are
+    /// states in `stored`, the batch's entries are below ``ImportKeyTable/noLocation``.
+    private static func location(ofEntry index: Int) -> Int32 { Int32(truncatingIfNeeded: -2 - index) }
 
     /// Sets the attributes `values[range]` (position and value) of the object at `index`.
     mutating func setAttributes(of index: Int, _ values: [DirectImporter.PlannedAttribute], _ range: Range<Int>) {
@@ -582,24 +582,24 @@ private struct DirectBatch {
     }
 
     /// The place in `entries` of the object `id`, found or made, whose key's slot in
-    /// table `table` holds `place`; a stored one gets its entry the first time. Nil when
-    /// no state of it is known (a new object then takes the key).
-    private mutating func touch(_ id: ObjectID, place: Int32, table: Int, slot: Int) -> Int? {
-        if place < ImportKeyTable.noPlace { return Int(-2 - Int(place)) }
-        guard place >= 0 else { return positions[id] }
+    /// table `table` holds `location`; a stored one gets its entry the first time. Nil
+    /// when no state of it is known (a new object then takes the key).
+    private mutating func touch(_ id: ObjectID, location: Int32, table: Int, slot: Int) -> Int? {
+        if location < ImportKeyTable.noLocation { return Int(-2 - Int(location)) }
+        guard location >= 0 else { return positions[id] }
         let index = entries.count
         // Another key placing the same object (which no import makes) finds its entry.
         if let entered = positions.updateValue(index, forKey: id) {
             positions[id] = entered
-            known[table][placeAt: slot] = Self.place(ofEntry: entered)
+            known[table][locationAt: slot] = Self.location(ofEntry: entered)
             return entered
         }
         // Moved out of `stored`: a copy retained the state's arrays, and the batch's end
         // released them again.
         var state = ObjectState(id: id, attributes: [], relationships: [])
-        swap(&state, &stored[Int(place)])
+        swap(&state, &stored[Int(location)])
         entries.append(Entry(state: state, stored: state))
-        known[table][placeAt: slot] = Self.place(ofEntry: index)
+        known[table][locationAt: slot] = Self.location(ofEntry: index)
         return index
     }
 

@@ -12,7 +12,7 @@ final class ImportKeyLookup {
     typealias Wanted = [String: ([AttributeValue], EntityImportMapping.AttributeMapping)]
     /// Per key looked up, by entity: what the index holds for it.
     typealias KeyTable = ImportKeyTable
-    /// The tables, and the stored states their answers place (``ImportKeyTable/subscript(placeAt:)``).
+    /// The tables, and the stored states their answers place (``ImportKeyTable/subscript(locationAt:)``).
     typealias Tables = (known: [String: KeyTable], stored: [ObjectState])
 
     /// The commit the answer holds for.
@@ -50,7 +50,7 @@ final class ImportKeyLookup {
                     stored.reserveCapacity(storedRoom)
                     storedRoom = 0
                 }
-                table.set(value, .object(state.id), place: Int32(stored.count))
+                table.set(value, .object(state.id), location: Int32(stored.count))
                 stored.append(consume state)
             }
             known[entityName] = table
@@ -109,7 +109,7 @@ final class ImportKeyLookup {
                     table[key] = .object(id)
                     continue
                 }
-                table.set(key, .object(id), place: Int32(stored.count))
+                table.set(key, .object(id), location: Int32(stored.count))
                 stored.append(state)
             }
             known[entityName] = table

@@ -30,10 +30,10 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     /// By slot, ids of another entity than `entityName` (which no import gives a table,
     /// but which it keeps correctly).
     private var foreignIDs: [Int: ObjectID] = [:]
-    /// Per slot, where its user keeps the object's state (``place(atSlot:)``), or
-    /// ``noPlace``: a probe finds the state with the answer, where finding it by id was
+    /// Per slot, where its user keeps the object's state (``subscript(locationAt:)``), or
+    /// ``noLocation``: a probe finds the state with the answer, where finding it by id was
     /// a dictionary's probe out of the cache for every record.
-    private var places: [Int32]
+    private var locations: [Int32]
     /// 64 minus the bits of the capacity: a home slot is the top bits of the hashed key.
     private var shift: UInt64
     private(set) var count = 0
@@ -43,7 +43,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     private static let other: UInt8 = 2
     /// Object numbers start at 1.
     private static let absentNumber: Int64 = 0
-    static let noPlace: Int32 = -1
+    static let noLocation: Int32 = -1
     private static let foreignNumber: Int64 = -1
 
     init() {
@@ -54,7 +54,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         kinds = Array(repeating: Self.empty, count: capacity)
         integers = Array(repeating: 0, count: capacity)
         numbers = Array(repeating: Self.absentNumber, count: capacity)
-        places = Array(repeating: Self.noPlace, count: capacity)
+        locations = Array(repeating: Self.noLocation, count: capacity)
         shift = UInt64(UInt64.bitWidth - capacity.trailingZeroBitCount)
     }
 
@@ -89,12 +89,12 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         }
     }
 
-    /// Sets the answer for `key`, whose place goes back to ``noPlace``; returns its slot.
+    /// Sets the answer for `key`, whose location goes back to ``noLocation``; returns its slot.
     @discardableResult
     private mutating func insert(_ key: AttributeValue, _ answer: IndexedKey) -> Int {
         let (index, found) = place(of: key)
         setAnswer(answer, at: index)
-        places[index] = Self.noPlace
+        locations[index] = Self.noLocation
         if found { return index }
         store(key, at: index)
         count += 1
@@ -109,23 +109,23 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         return index
     }
 
-    /// ``slot(forKey:)``, the answer and the place there, for a table held in an array:
+    /// ``slot(forKey:)``, the answer and the location there, for a table held in an array:
     /// `mutating` (though it changes nothing) so the table is read in place, where a
     /// non-mutating call on `tables[index]` copied it, retaining its arrays, at every probe.
-    mutating func slotAnswerAndPlace(forKey key: AttributeValue) -> (slot: Int, answer: IndexedKey, place: Int32)? {
-        slot(forKey: key).map { ($0, answer(at: $0), places[$0]) }
+    mutating func slotAnswerAndLocation(forKey key: AttributeValue) -> (slot: Int, answer: IndexedKey, location: Int32)? {
+        slot(forKey: key).map { ($0, answer(at: $0), locations[$0]) }
     }
 
-    /// Sets what is known of `key` and its place at once.
-    mutating func set(_ key: AttributeValue, _ answer: IndexedKey, place: Int32) {
-        places[insert(key, answer)] = place
+    /// Sets what is known of `key` and its location at once.
+    mutating func set(_ key: AttributeValue, _ answer: IndexedKey, location: Int32) {
+        locations[insert(key, answer)] = location
     }
 
-    /// The place in `slot` (from ``slot(forKey:)``, with no insertion or removal since):
-    /// what the table's user put there, ``noPlace`` until then.
-    subscript(placeAt slot: Int) -> Int32 {
-        get { places[slot] }
-        set { places[slot] = newValue }
+    /// The location in `slot` (from ``slot(forKey:)``, with no insertion or removal since):
+    /// what the table's user put there, ``noLocation`` until then.
+    subscript(locationAt slot: Int) -> Int32 {
+        get { locations[slot] }
+        set { locations[slot] = newValue }
     }
 
     /// The answer in `slot` (from ``slot(forKey:)``, with no insertion or removal since).
@@ -133,7 +133,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         get { answer(at: slot) }
         set {
             setAnswer(newValue, at: slot)
-            places[slot] = Self.noPlace
+            locations[slot] = Self.noLocation
         }
     }
 
@@ -166,7 +166,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         guard case (var hole, true) = place(of: key) else { return nil }
         let removed = answer(at: hole)
         setAnswer(.absent, at: hole)
-        places[hole] = Self.noPlace
+        locations[hole] = Self.noLocation
         count -= 1
         // Backward shift: an entry after the hole moves into it unless its home lies
         // cyclically in (hole, its place], so every entry stays reachable from its home
@@ -217,8 +217,8 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         if !others.isEmpty { others[target] = others[source].take() }
         numbers[target] = numbers[source]
         numbers[source] = Self.absentNumber
-        places[target] = places[source]
-        places[source] = Self.noPlace
+        locations[target] = locations[source]
+        locations[source] = Self.noLocation
         if let id = foreignIDs.removeValue(forKey: source) { foreignIDs[target] = id }
     }
 
@@ -231,7 +231,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
             while rebuilt.kinds[place] != Self.empty { place = (place + 1) & mask }
             rebuilt.store(key, at: place)
             rebuilt.setAnswer(answer(at: slot), at: place)
-            rebuilt.places[place] = places[slot]
+            rebuilt.locations[place] = locations[slot]
             rebuilt.count += 1
         }
         self = rebuilt

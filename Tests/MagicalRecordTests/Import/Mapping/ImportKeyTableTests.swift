@@ -5,7 +5,7 @@ import Testing
 
 /// The import's key table against a dictionary: the same answers through random sets,
 /// slot updates and removals, with keys of every kind (integers crowded onto few values,
-/// strings, doubles equal in value to integers, null), answers of any entity, places
+/// strings, doubles equal in value to integers, null), answers of any entity, locations
 /// kept with their keys through moves and growth, and a table reserved or grown.
 @Suite struct ImportKeyTableTests {
     private func randomKey(_ random: inout SplitMix64, spread: Int64) -> AttributeValue {
@@ -22,8 +22,8 @@ import Testing
         var random = SplitMix64(seed: seed)
         var table = ImportKeyTable()
         var model: [AttributeValue: IndexedKey] = [:]
-        // A key's place: set with its answer or apart, back to none when the answer is set.
-        var places: [AttributeValue: Int32] = [:]
+        // A key's location: set with its answer or apart, back to none when the answer is set.
+        var locations: [AttributeValue: Int32] = [:]
         let spread = Int64.random(in: 4...2_000, using: &random)
         if Bool.random(using: &random) { table.reserveCapacity(Int(spread)) }
         for step in 0..<(4_000 * testScale) {
@@ -36,39 +36,39 @@ import Testing
             case 0..<35:
                 table[key] = answer
                 model[key] = answer
-                places[key] = nil
+                locations[key] = nil
             case 35..<45:
-                let place = Int32.random(in: -9...9, using: &random)
-                table.set(key, answer, place: place)
+                let location = Int32.random(in: -9...9, using: &random)
+                table.set(key, answer, location: location)
                 model[key] = answer
-                places[key] = place
+                locations[key] = location
             case 45..<60:
                 if let slot = table.slot(forKey: key) {
                     if Bool.random(using: &random) {
                         table[slot: slot] = answer
                         model[key] = answer
-                        places[key] = nil
+                        locations[key] = nil
                     } else {
-                        let place = Int32.random(in: -9...9, using: &random)
-                        table[placeAt: slot] = place
-                        places[key] = place
+                        let location = Int32.random(in: -9...9, using: &random)
+                        table[locationAt: slot] = location
+                        locations[key] = location
                     }
                 } else {
                     #expect(model[key] == nil)
                 }
             case 60..<85:
                 #expect(table.removeValue(forKey: key) == model.removeValue(forKey: key))
-                places[key] = nil
+                locations[key] = nil
             case 85..<88:
                 table[key] = nil
                 model[key] = nil
-                places[key] = nil
+                locations[key] = nil
             default:
                 #expect(table[key] == model[key])
                 var probed = table
-                let found = probed.slotAnswerAndPlace(forKey: key)
+                let found = probed.slotAnswerAndLocation(forKey: key)
                 #expect(found?.answer == model[key])
-                #expect(found.map { $0.place } == model[key].map { _ in places[key] ?? ImportKeyTable.noPlace })
+                #expect(found.map { $0.location } == model[key].map { _ in locations[key] ?? ImportKeyTable.noLocation })
             }
             guard table.count == model.count else {
                 Issue.record("\(table.count) keys in the table, \(model.count) in the model")
@@ -77,7 +77,7 @@ import Testing
         }
         for (key, answer) in model {
             #expect(table[key] == answer)
-            #expect(table.slot(forKey: key).map { table[placeAt: $0] } == places[key] ?? ImportKeyTable.noPlace)
+            #expect(table.slot(forKey: key).map { table[locationAt: $0] } == locations[key] ?? ImportKeyTable.noLocation)
         }
         var seen: [AttributeValue: IndexedKey] = [:]
         for (key, answer) in table { #expect(seen.updateValue(answer, forKey: key) == nil, "\(key) twice") }
