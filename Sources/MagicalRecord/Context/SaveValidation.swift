@@ -21,12 +21,15 @@ enum SaveValidation {
         // By index, reading the descriptions' fields in place: iterating the descriptions
         // copied each (its name, default and user info retained) for every object saved.
         let attributes = entity.attributes
-        for index in 0..<min(attributes.count, state.attributes.count) {
-            let value = state.attributes[index]
-            if value.isNull && !attributes[index].isOptional {
-                failures.append(ValidationFailure(object: id, reason: .missingRequiredAttribute(attributes[index].name)))
-            } else if !attributes[index].type.accepts(value) {
-                failures.append(ValidationFailure(object: id, reason: .valueOutOfRange(attribute: attributes[index].name)))
+        // Values read where they lie: bound to a name, each was copied and destroyed again
+        // (a string's retained and released), for every attribute of every object saved.
+        state.attributes.withUnsafeBufferPointer { values in
+            for index in 0..<min(attributes.count, values.count) {
+                if values[index].isNull && !attributes[index].isOptional {
+                    failures.append(ValidationFailure(object: id, reason: .missingRequiredAttribute(attributes[index].name)))
+                } else if !attributes[index].type.accepts(values[index]) {
+                    failures.append(ValidationFailure(object: id, reason: .valueOutOfRange(attribute: attributes[index].name)))
+                }
             }
         }
         let relationships = entity.relationships
