@@ -576,6 +576,9 @@ private struct DirectBatch {
     /// states in `stored`, the batch's entries are below ``ImportKeyTable/noLocation``.
     private static func location(ofEntry index: Int) -> Int32 { Int32(truncatingIfNeeded: -2 - index) }
 
+    /// The entry a location from ``location(ofEntry:)`` names.
+    private static func entry(atLocation location: Int32) -> Int { -2 - Int(location) }
+
     /// Sets the attributes `values[range]` (position and value) of the object at `index`.
     mutating func setAttributes(of index: Int, _ values: [DirectImporter.PlannedAttribute], _ range: Range<Int>) {
         for place in range { entries[index].state.attributes[Int(values[place].position)] = values[place].value }
@@ -585,7 +588,7 @@ private struct DirectBatch {
     /// table `table` holds `location`; a stored one gets its entry the first time. Nil
     /// when no state of it is known (a new object then takes the key).
     private mutating func touch(_ id: ObjectID, location: Int32, table: Int, slot: Int) -> Int? {
-        if location < ImportKeyTable.noLocation { return Int(-2 - Int(location)) }
+        if location < ImportKeyTable.noLocation { return Self.entry(atLocation: location) }
         guard location >= 0 else { return positions[id] }
         let index = entries.count
         // Another key placing the same object (which no import makes) finds its entry.
