@@ -10,11 +10,11 @@ FUZZ_TARGET ?= $(FUZZ_TARGETS)
 FUZZ_SECONDS ?= $(or $(SECONDS),60)
 FUZZ_RUNS ?= -1
 
-# Installs what the build needs, only when missing: liblz4's headers and pkg-config.
+# Installs what the build needs, only when missing: liblz4's and libzstd's headers and pkg-config.
 deps:
-	@if ! pkg-config --exists liblz4 2>/dev/null; then \
-		echo "installing liblz4-dev and pkg-config"; \
-		apt-get update -qq && apt-get install -y -qq liblz4-dev pkg-config; \
+	@if ! pkg-config --exists liblz4 libzstd 2>/dev/null; then \
+		echo "installing liblz4-dev, libzstd-dev and pkg-config"; \
+		apt-get update -qq && apt-get install -y -qq liblz4-dev libzstd-dev pkg-config; \
 	fi
 
 build: deps

@@ -19,12 +19,18 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]
         ),
+        // The system libzstd (apt: libzstd-dev), the page compression that trades speed for size.
+        .systemLibrary(
+            name: "CZstd",
+            pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"])]
+        ),
         // CRC32C with SSE4.2 when the CPU has it, slicing-by-8 otherwise.
         .target(name: "CCRC32C"),
         // The storage engine: pages, the log, copy-on-write B+trees. Knows nothing of entities.
         .target(
             name: "MagicalStore",
-            dependencies: ["CLZ4", "CCRC32C"]
+            dependencies: ["CLZ4", "CZstd", "CCRC32C"]
         ),
         // The object layer: models, contexts, fetching, import, migration. On top of MagicalStore.
         .target(

@@ -29,7 +29,7 @@ struct CheckCommand: ParsableCommand {
             }
             throw ExitCode(1)
         }
-        print("ok: \(report.frames) frames, \(report.commits) commits, last transaction \(report.latestTransaction), \(report.treeEntries) entries, \(report.leafDeltas) leaf deltas")
+        print("ok: \(report.frames) frames (\(report.lz4Frames) lz4, \(report.zstdFrames) zstd), \(report.commits) commits, last transaction \(report.latestTransaction), \(report.treeEntries) entries, \(report.leafDeltas) leaf deltas")
         for tree in report.trees {
             let tenths = tree.entries == 0 ? 0 : (tree.bytes * 10 + UInt64(tree.entries / 2)) / UInt64(tree.entries)
             let perEntry = tree.entries == 0 ? "" : ", \(tenths / 10).\(tenths % 10) B/entry"

@@ -5,15 +5,18 @@ struct CompactCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compact",
         abstract: "Rewrite a store without its dead space.",
-        discussion: "Copies every live tree into a new file, syncs it and renames it over the store, so a crash leaves the old store or the new one. Needs the store's write lock: it fails with \"store is locked\" while another process has it open for writing."
+        discussion: "Copies every live tree into a new file, its pages compressed as --compression says, syncs it and renames it over the store, so a crash leaves the old store or the new one. Needs the store's write lock: it fails with \"store is locked\" while another process has it open for writing."
     )
 
     @Argument(help: "The store file.")
     var store: String
 
+    @Option(help: CompressionChoice.helpText)
+    var compression = CompressionChoice(.lz4)
+
     func run() throws {
         let result = try reportingErrors {
-            let opened = try Store(path: store, options: StoreOptions(createIfMissing: false))
+            let opened = try Store(path: store, options: StoreOptions(createIfMissing: false, compression: compression.value))
             let result = try opened.compact()
             try opened.close()
             return result

@@ -8,7 +8,7 @@ import Testing
 @Suite struct LeafDeltaTests {
     static let pageSize = 4096
 
-    static func options(compression: Bool = false) -> StoreOptions {
+    static func options(compression: PageCompression = .none) -> StoreOptions {
         StoreOptions(durability: .none, pageSize: pageSize, compression: compression)
     }
 
@@ -144,9 +144,9 @@ import Testing
 
     /// Small random commits against a reference: puts, deletes, overflow values, batches,
     /// splits and merges, so deltas are made, carried on, folded and dropped every way.
-    @Test(arguments: [false, true])
-    func randomCommitsMatchAReference(compression: Bool) throws {
-        var random = SeededGenerator(seed: compression ? 41 : 40)
+    @Test(arguments: [PageCompression.none, .lz4, .zstd])
+    func randomCommitsMatchAReference(compression: PageCompression) throws {
+        var random = SeededGenerator(seed: compression == .none ? 40 : 41)
         let directory = TemporaryDirectory()
         var store = try Store(path: directory.file(), options: Self.options(compression: compression))
         var expected: [[UInt8]: [UInt8]] = [:]

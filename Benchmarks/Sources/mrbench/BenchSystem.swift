@@ -1,4 +1,5 @@
 import Foundation
+import MagicalStore
 
 /// The phases, in the order they run; each reports a count of rows handled.
 enum Phase: String, CaseIterable, Sendable {
@@ -18,9 +19,9 @@ enum Phase: String, CaseIterable, Sendable {
 /// (``PhaseAnswer``), which the runner checks against the data's reference answers.
 protocol BenchSystem: AnyObject {
     static var name: String { get }
-    /// `scanThreads`: threads our store's scans may use (nil: its default); SQLite's
-    /// queries use one whatever it says.
-    init(directory: URL, durability: BenchDurability, scanThreads: Int?) throws
+    /// `tuning` is read by our store alone: SQLite's queries use one thread, and its pages
+    /// are not compressed, whatever it says.
+    init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws
     /// The departments, then `data.peopleJSON`, committed.
     func importJSON(_ data: BenchData) throws -> Int
     /// `data.upsertJSON`, committed.
@@ -70,4 +71,12 @@ extension URL {
     var fileSize: UInt64 {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.uint64Value ?? 0
     }
+}
+
+/// How our store runs: the options a user may set when opening it.
+struct StoreTuning {
+    /// Threads our store's scans may use (nil: its default, every core up to 8).
+    var scanThreads: Int?
+    /// How it compresses the pages it writes.
+    var compression: PageCompression = .lz4
 }

@@ -25,7 +25,7 @@ final class GRDBRecordsSystem: BenchSystem {
 
     private let file: SQLiteDatabase
 
-    init(directory: URL, durability: BenchDurability, scanThreads: Int?) throws {
+    init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws {
         file = SQLiteDatabase(directory.appendingPathComponent("bench-grdb.db"), durability: durability)
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MagicalStore
 
 /// The same workload on our store and on SQLite (GRDB raw statements and GRDB records),
 /// in one process and one run: a table of rows per second, or one JSON object.
@@ -45,6 +46,9 @@ struct MRBench: ParsableCommand {
     @Option(help: "Threads our store's scans may use (default: every core, up to 8; 1: the caller's thread only).")
     var scanThreads: Int?
 
+    @Option(help: "How our store compresses its pages: lz4 (its default), zstd, zstd:LEVEL or none.")
+    var compression = CompressionOption(value: .lz4)
+
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
@@ -89,7 +93,7 @@ struct MRBench: ParsableCommand {
 
         var measured: [BenchResults] = []
         for run in 1...runs {
-            var results = BenchResults(records: records, durability: durability, systems: systems.map { $0.name }, phases: selected)
+            var results = BenchResults(records: records, durability: durability, compression: compression.value, systems: systems.map { $0.name }, phases: selected)
             let runDirectory = runs == 1 ? workDirectory : workDirectory.appendingPathComponent("run-\(run)")
             let label = runs == 1 ? "" : "run \(run) of \(runs), "
             for systemType in systems {
@@ -111,7 +115,7 @@ struct MRBench: ParsableCommand {
         _ systemType: any BenchSystem.Type, in folder: URL, data: BenchData, selected: [Phase],
         into results: inout BenchResults, progress: Progress, label: String
     ) throws {
-        let system = try systemType.init(directory: folder, durability: durability, scanThreads: scanThreads)
+        let system = try systemType.init(directory: folder, durability: durability, tuning: StoreTuning(scanThreads: scanThreads, compression: compression.value))
         let last = selected.filter { $0 != .recovery }.map(\.order).max() ?? Phase.importJSON.order
         var storedRows = 0
         for phase in Phase.allCases where phase != .recovery && (phase.order <= Phase.upsert.order ? phase.order <= last : selected.contains(phase)) {
@@ -219,4 +223,20 @@ struct Progress {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
+}
+
+/// `--compression`, read as our store's tools read it.
+struct CompressionOption: ExpressibleByArgument {
+    var value: PageCompression
+
+    init(value: PageCompression) {
+        self.value = value
+    }
+
+    init?(argument: String) {
+        guard let value = PageCompression(parsing: argument) else { return nil }
+        self.value = value
+    }
+
+    var defaultValueDescription: String { value.description }
 }

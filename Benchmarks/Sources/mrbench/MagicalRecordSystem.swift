@@ -10,20 +10,21 @@ final class MagicalRecordSystem: BenchSystem {
 
     private let url: URL
     private let durability: Durability
-    /// Nil: the store's default (every core, up to 8).
-    private let scanThreads: Int?
+    private let tuning: StoreTuning
     private var stack: PersistentStack?
 
-    init(directory: URL, durability: BenchDurability, scanThreads: Int?) throws {
+    init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws {
         url = directory.appendingPathComponent("bench.store")
         self.durability = durability == .full ? .full : .normal
-        self.scanThreads = scanThreads
+        self.tuning = tuning
         MagicalRecord.register(Person.self, Department.self)
     }
 
     private func context() throws -> ManagedObjectContext {
         if let stack { return stack.rootContext }
-        let opened = try PersistentStack(storeAt: url, model: Self.model, durability: durability, scanThreads: scanThreads)
+        let opened = try PersistentStack(
+            storeAt: url, model: Self.model, durability: durability, scanThreads: tuning.scanThreads, compression: tuning.compression
+        )
         stack = opened
         return opened.rootContext
     }
@@ -95,7 +96,7 @@ final class MagicalRecordSystem: BenchSystem {
     var fileBytes: UInt64 { url.fileSize }
 
     func reopen() throws -> Int {
-        let stack = try PersistentStack(storeAt: url, durability: durability)
+        let stack = try PersistentStack(storeAt: url, durability: durability, compression: tuning.compression)
         defer { try? stack.close() }
         return try Person.countOfEntities(in: stack.rootContext)
     }

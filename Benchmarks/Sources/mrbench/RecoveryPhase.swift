@@ -14,7 +14,7 @@ enum RecoveryPhase {
         _ systemType: any BenchSystem.Type, in folder: URL, durability: BenchDurability, firstKey: Int64, storedRows: Int
     ) throws -> Double {
         let acknowledged = try killWriter(systemType.name, in: folder, durability: durability, firstKey: firstKey)
-        let system = try systemType.init(directory: folder, durability: durability, scanThreads: nil)
+        let system = try systemType.init(directory: folder, durability: durability, tuning: StoreTuning())
         let clock = ContinuousClock()
         var people = 0
         let elapsed = try clock.measure { people = try system.reopen() }
@@ -55,7 +55,7 @@ enum RecoveryPhase {
     /// The child's side: commit batches forever, a byte on standard output after each.
     static func write(system name: String, directory: URL, durability: BenchDurability, firstKey: Int64) throws {
         guard let systemType = BenchSystems.named(name) else { throw BenchError.unknownSystem(name) }
-        let system = try systemType.init(directory: directory, durability: durability, scanThreads: nil)
+        let system = try systemType.init(directory: directory, durability: durability, tuning: StoreTuning())
         try system.writeUntilKilled(from: firstKey) {
             FileHandle.standardOutput.write(Data("c".utf8))
         }

@@ -9,7 +9,7 @@ final class SQLiteSystem: BenchSystem {
 
     private let file: SQLiteDatabase
 
-    init(directory: URL, durability: BenchDurability, scanThreads: Int?) throws {
+    init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws {
         file = SQLiteDatabase(directory.appendingPathComponent("bench-sqlite.db"), durability: durability)
     }
 

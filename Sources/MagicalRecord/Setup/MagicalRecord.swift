@@ -57,11 +57,13 @@ public enum MagicalRecord {
     }
 
     /// A stack over the store at `url`, created when missing. `scanThreads`: how many
-    /// threads a scan of a large entity may use (nil: ``StoreOptions/scanThreads``'s default).
+    /// threads a scan of a large entity may use (nil: ``StoreOptions/scanThreads``'s default);
+    /// `compression`: how the pages it writes are compressed.
     public static func setupCoreDataStack(
-        withStoreAt url: URL, model: ObjectModel, durability: Durability = .full, scanThreads: Int? = nil
+        withStoreAt url: URL, model: ObjectModel, durability: Durability = .full, scanThreads: Int? = nil,
+        compression: PageCompression = .lz4
     ) throws(MagicalRecordError) {
-        var options = StoreOptions(durability: durability)
+        var options = StoreOptions(durability: durability, compression: compression)
         if let scanThreads { options.scanThreads = scanThreads }
         try install(ObjectStore(path: url.path, model: model, options: options))
     }

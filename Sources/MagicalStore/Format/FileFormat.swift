@@ -2,8 +2,8 @@
 /// refer to `Spec/FILE-FORMAT.md`.
 enum FileFormat {
     /// Format version written by this library, and the newest it reads (F9).
-    static let version: UInt32 = 2
-    /// The oldest version it reads: version 1 lacks only leaf deltas (F30).
+    static let version: UInt32 = 3
+    /// The oldest version it reads: version 1 lacks leaf deltas (F30), versions 1 and 2 Zstandard pages (F32).
     static let oldestReadableVersion: UInt32 = 1
 
     /// "MRSTORE" then 0x1A (section 2).

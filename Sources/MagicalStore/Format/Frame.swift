@@ -1,7 +1,7 @@
 /// A frame of the log (Spec section 3): a typed, checksummed, possibly compressed payload.
 struct FrameHeader: Equatable, Sendable {
     var type: FrameType
-    var isCompressed: Bool
+    var codec: FrameCodec
     var storedLength: Int
     var rawLength: Int
     var checksum: UInt32
@@ -16,10 +16,10 @@ struct FrameHeader: Equatable, Sendable {
         guard bytes.count >= FileFormat.frameHeaderSize else { return .failure(.truncated) }
         guard let type = FrameType(rawValue: bytes[0]) else { return .failure(.unknownType(bytes[0])) }
         let flags = bytes[1]
-        guard flags & ~1 == 0, bytes[2] == 0, bytes[3] == 0 else { return .failure(.reservedBitsSet) }
+        guard let codec = FrameCodec(rawValue: flags), bytes[2] == 0, bytes[3] == 0 else { return .failure(.reservedBitsSet) }
         let stored = Int(bytes.loadLittleEndian(at: 4, as: UInt32.self))
         let raw = Int(bytes.loadLittleEndian(at: 8, as: UInt32.self))
-        let compressed = flags & 1 == 1
+        let compressed = codec != .none
         let limit = type.maximumRawLength(pageSize: pageSize)
         guard raw <= limit, stored <= raw else { return .failure(.badLength) }
         guard compressed ? stored > 0 && raw > 0 && type != .commit : stored == raw else {
@@ -28,7 +28,7 @@ struct FrameHeader: Equatable, Sendable {
         guard type != .commit || raw == FileFormat.commitPayloadSize else { return .failure(.badLength) }
         return .success(FrameHeader(
             type: type,
-            isCompressed: compressed,
+            codec: codec,
             storedLength: stored,
             rawLength: raw,
             checksum: bytes.loadLittleEndian(at: 12, as: UInt32.self),
@@ -71,13 +71,14 @@ enum FrameError: Error, Equatable, CustomStringConvertible {
 
 enum FrameEncoder {
     /// Appends a complete frame (header, payload, zero padding) to `buffer` and returns its
-    /// on-disk size. The payload is compressed when `compress` is set and it saves space (F11).
+    /// on-disk size. The payload is compressed as `compression` says when that saves space
+    /// (F11); commit frames never are.
     @discardableResult
     static func append(
         type: FrameType,
         payload: UnsafeRawBufferPointer,
         transaction: UInt64,
-        compress: Bool,
+        compression: PageCompression,
         to buffer: inout [UInt8]
     ) -> UInt64 {
         let start = buffer.count
@@ -93,8 +94,8 @@ enum FrameEncoder {
         buffer.appendLittleEndian(UInt32(payload.count))
         buffer.appendLittleEndian(UInt32(0))
         buffer.appendLittleEndian(transaction)
-        if compress && type != .commit, let storedLength = LZ4.compressIfWorthwhile(payload, appendingTo: &buffer) {
-            buffer[start + 1] = 1
+        if type != .commit, let (codec, storedLength) = compress(payload, as: compression, appendingTo: &buffer) {
+            buffer[start + 1] = codec.rawValue
             buffer.storeLittleEndian(UInt32(storedLength), at: start + 4)
         } else {
             buffer.append(contentsOf: payload)
@@ -110,6 +111,28 @@ enum FrameEncoder {
         buffer.append(contentsOf: repeatElement(0, count: start + size - buffer.count))
         return UInt64(size)
     }
+
+    /// The payload compressed onto `buffer` with its codec and length, or nil (and `buffer`
+    /// as it was) when it is not to be compressed or would not save enough.
+    private static func compress(
+        _ payload: UnsafeRawBufferPointer, as compression: PageCompression, appendingTo buffer: inout [UInt8]
+    ) -> (FrameCodec, Int)? {
+        switch compression {
+        case .none:
+            return nil
+        case .lz4:
+            return LZ4.compressIfWorthwhile(payload, appendingTo: &buffer).map { (.lz4, $0) }
+        case .zstd(let level):
+            return Zstd.compressIfWorthwhile(payload, level: level, appendingTo: &buffer).map { (.zstd, $0) }
+        }
+    }
+}
+
+/// How a frame's payload is stored: its flags byte (F11).
+enum FrameCodec: UInt8, Sendable {
+    case none = 0
+    case lz4 = 1
+    case zstd = 2
 }
 
 enum FrameDecoder {
@@ -121,10 +144,13 @@ enum FrameDecoder {
         let stored = UnsafeRawBufferPointer(rebasing: bytes[FileFormat.frameHeaderSize..<end])
         let computed = FrameHeader.checksum(header: bytes, payload: stored)
         guard computed == header.checksum else { return .failure(.checksumMismatch) }
-        if !header.isCompressed { return .success(Array(stored)) }
-        guard let raw = LZ4.decompress(stored, rawLength: header.rawLength) else {
-            return .failure(.decompressionFailed)
+        let raw: [UInt8]?
+        switch header.codec {
+        case .none: return .success(Array(stored))
+        case .lz4: raw = LZ4.decompress(stored, rawLength: header.rawLength)
+        case .zstd: raw = Zstd.decompress(stored, rawLength: header.rawLength)
         }
+        guard let raw else { return .failure(.decompressionFailed) }
         return .success(raw)
     }
 }

@@ -12,6 +12,9 @@ public struct StoreChecker {
     public struct Report: Sendable {
         public var problems: [Problem] = []
         public var frames = 0
+        /// Frames stored compressed, by codec (Spec F11): the rest are stored as they are.
+        public var lz4Frames = 0
+        public var zstdFrames = 0
         public var commits = 0
         public var latestTransaction: UInt64 = 0
         public var treeEntries = 0
@@ -104,6 +107,11 @@ public struct StoreChecker {
                 return latest
             }
             report.frames += 1
+            switch frame.header.codec {
+            case .none: break
+            case .lz4: report.lz4Frames += 1
+            case .zstd: report.zstdFrames += 1
+            }
             // The file's first transaction may have any id (F19); every later one counts up.
             let expectedTransaction = latest.map { $0.transaction + 1 } ?? firstTransaction ?? frame.header.transaction
             firstTransaction = firstTransaction ?? frame.header.transaction

@@ -48,6 +48,7 @@ public final class Store: Sendable {
         guard FileFormat.isValidPageSize(options.pageSize) else {
             throw StoreError.invalidOption("page size \(options.pageSize) is not a power of two from 512 to 65536")
         }
+        if let reason = options.compression.invalidReason { throw StoreError.invalidOption(reason) }
         guard options.scanThreads >= 1, options.entriesPerScanThread >= 1 else {
             throw StoreError.invalidOption(
                 "scan threads \(options.scanThreads) and entries per scan thread \(options.entriesPerScanThread) must each be at least 1"
@@ -115,7 +116,7 @@ public final class Store: Sendable {
             firstFrame: FileFormat.headerRegionSize, timestampMilliseconds: currentTimeMilliseconds()
         )
         record.encoded().withUnsafeBytes {
-            _ = FrameEncoder.append(type: .commit, payload: $0, transaction: 1, compress: false, to: &bytes)
+            _ = FrameEncoder.append(type: .commit, payload: $0, transaction: 1, compression: .none, to: &bytes)
         }
         try file.write(bytes, at: 0)
         if options.durability != .none { try file.sync() }

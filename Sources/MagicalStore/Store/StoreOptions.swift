@@ -20,8 +20,8 @@ public struct StoreOptions: Sendable {
     public var createIfMissing: Bool
     /// Page size for a new store (a power of two, 512 to 65536). An existing store keeps its own.
     public var pageSize: Int
-    /// Compresses pages with LZ4 when that saves space.
-    public var compression: Bool
+    /// How pages are compressed when that saves space: LZ4 by default (Spec F11).
+    public var compression: PageCompression
     /// Memory for decoded pages, shared by all snapshots of the store.
     public var cacheBytes: Int
     /// How much log is written between checkpoints.
@@ -42,7 +42,7 @@ public struct StoreOptions: Sendable {
         readOnly: Bool = false,
         createIfMissing: Bool = true,
         pageSize: Int = 8192,
-        compression: Bool = true,
+        compression: PageCompression = .lz4,
         cacheBytes: Int = 256 << 20,
         checkpointInterval: UInt64 = 64 << 20,
         fileSystem: any StorageFileSystem = PosixFileSystem(),

@@ -94,7 +94,7 @@ public final class WriteTransaction {
         if let earlyWriter { return earlyWriter }
         let (file, _) = try store.writerSnapshot()
         let writer = LogWriter(
-            file: file, transaction: transactionID, position: base.end, compress: store.options.compression,
+            file: file, transaction: transactionID, position: base.end, compression: store.options.compression,
             retention: .copies(upTo: store.options.cacheBytes / 4)
         )
         earlyWriter = writer
@@ -179,7 +179,7 @@ public final class WriteTransaction {
             if earlyWriter != nil { discardEarlyPages() }
             throw error
         }
-        let writer = earlyWriter ?? LogWriter(file: file, transaction: transactionID, position: base.end, compress: store.options.compression)
+        let writer = earlyWriter ?? LogWriter(file: file, transaction: transactionID, position: base.end, compression: store.options.compression)
         // The copies the commit writes are all cached, with its branches (of the pages
         // written before it, copies up to a limit).
         writer.retention = .copiesAndBranches

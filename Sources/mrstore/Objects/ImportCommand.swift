@@ -52,6 +52,9 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "full (sync every commit) or normal.")
     var durability: DurabilityChoice = .full
 
+    @Option(help: CompressionChoice.helpText)
+    var compression = CompressionChoice(.lz4)
+
     @Flag(help: "Print the summary as one JSON object.")
     var json = false
 
@@ -78,7 +81,7 @@ struct ImportCommand: ParsableCommand {
         let result = try reportingErrors { () throws -> ImportResult in
             // The progress line ends before an error is printed below it.
             defer { progress.finish() }
-            let stack = try PersistentStack(storeAt: storeURL, model: try loadModel(), durability: durability.value)
+            let stack = try PersistentStack(storeAt: storeURL, model: try loadModel(), durability: durability.value, compression: compression.value)
             do {
                 let result = try importRecords(into: stack, options: options, progress: progress)
                 try stack.close()

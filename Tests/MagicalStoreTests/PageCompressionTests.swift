@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+@testable import MagicalStore
+
+/// The store's page compression option (Spec F11, F32): every codec writes a store that
+/// reads back and checks clean, one file may mix codecs, and older stores are raised to the
+/// format version that names Zstandard before anything is written.
+@Suite struct PageCompressionTests {
+    static func options(_ compression: PageCompression) -> StoreOptions {
+        StoreOptions(durability: .none, pageSize: 4096, compression: compression)
+    }
+
+    /// Entries whose values compress (words repeated) but not only by repeats (random
+    /// letters), so both codecs compress every leaf.
+    static func entries(from first: Int, count: Int, seed: UInt64) -> [[UInt8]: [UInt8]] {
+        var random = SeededGenerator(seed: seed)
+        var entries: [[UInt8]: [UInt8]] = [:]
+        for number in first..<first + count {
+            let letters = (0..<Int.random(in: 8...24, using: &random)).map { _ in UInt8(ascii: "a") + UInt8.random(in: 0..<26, using: &random) }
+            entries[numberKey(number)] = Array("name \(number): ".utf8) + letters
+        }
+        return entries
+    }
+
+    /// Where each frame of the file starts.
+    static func frameOffsets(in bytes: [UInt8]) -> [Int] {
+        var offsets: [Int] = []
+        var position = Int(FileFormat.headerRegionSize)
+        while position + FileFormat.frameHeaderSize <= bytes.count {
+            offsets.append(position)
+            let stored = bytes.withUnsafeBytes { Int($0.loadLittleEndian(at: position + 4, as: UInt32.self)) }
+            position += Int(FileFormat.frameSize(storedLength: stored))
+        }
+        return offsets
+    }
+
+    /// The codec of every page frame (leaf, leaf delta, branch) in the file.
+    static func pageCodecs(in bytes: [UInt8]) -> [FrameCodec: Int] {
+        var codecs: [FrameCodec: Int] = [:]
+        for offset in frameOffsets(in: bytes) where [FrameType.leaf, .leafDelta, .branch].map(\.rawValue).contains(bytes[offset]) {
+            codecs[FrameCodec(rawValue: bytes[offset + 1]) ?? .none, default: 0] += 1
+        }
+        return codecs
+    }
+
+    static func write(_ entries: [[UInt8]: [UInt8]], to path: String, with compression: PageCompression) throws {
+        let store = try Store(path: path, options: options(compression))
+        try store.write { transaction in
+            let tree = try transaction.treeIfPresent("tree") ?? transaction.createTree("tree")
+            try tree.putBatch(entries.map { ($0.key, $0.value) })
+        }
+        try store.close()
+    }
+
+    static func readAndCheck(_ path: String, equals expected: [[UInt8]: [UInt8]]) throws {
+        #expect(try StoreChecker(path: path).run().problems == [])
+        let store = try Store(path: path, options: StoreOptions(readOnly: true))
+        #expect(try allEntries(store.read().tree("tree")) == expected)
+        try store.close()
+    }
+
+    @Test(arguments: [PageCompression.none, .lz4, .zstd, .zstd(level: 19), .zstd(level: -3)])
+    func everyCodecWritesAStoreThatReadsBack(compression: PageCompression) throws {
+        let directory = TemporaryDirectory()
+        let expected = Self.entries(from: 0, count: 3_000, seed: 1)
+        try Self.write(expected, to: directory.file(), with: compression)
+        try Self.readAndCheck(directory.file(), equals: expected)
+
+        let codecs = Self.pageCodecs(in: readFile(directory.file()))
+        switch compression {
+        case .none: #expect(Set(codecs.keys) == [.none])
+        case .lz4: #expect(codecs[.lz4, default: 0] > 0 && codecs[.zstd] == nil)
+        case .zstd: #expect(codecs[.zstd, default: 0] > 0 && codecs[.lz4] == nil)
+        }
+    }
+
+    /// Zstandard's entropy coding stores the random letters in fewer bits than LZ4 can.
+    @Test func zstandardWritesASmallerFileThanLZ4() throws {
+        let directory = TemporaryDirectory()
+        let entries = Self.entries(from: 0, count: 3_000, seed: 2)
+        try Self.write(entries, to: directory.file("lz4"), with: .lz4)
+        try Self.write(entries, to: directory.file("zstd"), with: .zstd)
+        let lz4 = readFile(directory.file("lz4")).count
+        let zstd = readFile(directory.file("zstd")).count
+        #expect(zstd < lz4 * 9 / 10, "zstd \(zstd) bytes, lz4 \(lz4)")
+    }
+
+    /// Commits with one codec, then another, then none: the file mixes them, and leaf
+    /// deltas of one codec land on bases of another.
+    @Test func oneStoreMixesCodecs() throws {
+        let directory = TemporaryDirectory()
+        var expected = Self.entries(from: 0, count: 2_000, seed: 3)
+        try Self.write(expected, to: directory.file(), with: .lz4)
+        let changed = Self.entries(from: 1_000, count: 2_000, seed: 4)
+        try Self.write(changed, to: directory.file(), with: .zstd)
+        expected.merge(changed) { $1 }
+        let single = Self.entries(from: 500, count: 1, seed: 5)
+        try Self.write(single, to: directory.file(), with: .none)
+        expected.merge(single) { $1 }
+        try Self.readAndCheck(directory.file(), equals: expected)
+
+        let codecs = Self.pageCodecs(in: readFile(directory.file()))
+        #expect(codecs[.lz4, default: 0] > 0 && codecs[.zstd, default: 0] > 0 && codecs[.none, default: 0] > 0)
+    }
+
+    /// A compaction writes every page with the codec the store is open with.
+    @Test func compactionRewritesPagesWithTheOpenCodec() throws {
+        let directory = TemporaryDirectory()
+        let expected = Self.entries(from: 0, count: 3_000, seed: 6)
+        try Self.write(expected, to: directory.file(), with: .lz4)
+        let store = try Store(path: directory.file(), options: Self.options(.zstd(level: 9)))
+        let result = try store.compact()
+        try store.close()
+        #expect(result.bytesAfter < result.bytesBefore)
+        try Self.readAndCheck(directory.file(), equals: expected)
+        let codecs = Self.pageCodecs(in: readFile(directory.file()))
+        #expect(codecs[.zstd, default: 0] > 0 && codecs[.lz4] == nil)
+    }
+
+    @Test(arguments: [0, 23, -200_000, 1_000])
+    func aZstandardLevelOutOfRangeIsRefused(level: Int) {
+        let directory = TemporaryDirectory()
+        #expect {
+            try Store(path: directory.file(), options: Self.options(.zstd(level: level)))
+        } throws: { error in
+            guard case StoreError.invalidOption(let message) = error else { return false }
+            return message.contains("zstd level \(level)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file()))
+    }
+
+    @Test func compressionNamesParse() {
+        #expect(PageCompression(parsing: "none") == PageCompression.none)
+        #expect(PageCompression(parsing: "LZ4") == .lz4)
+        #expect(PageCompression(parsing: "zstd") == .zstd(level: 3))
+        #expect(PageCompression(parsing: "zstd:19") == .zstd(level: 19))
+        #expect(PageCompression(parsing: "zstd:-5") == .zstd(level: -5))
+        for text in ["", "zstd:", "zstd:x", "gzip", "lz4:1", "zstd19"] {
+            #expect(PageCompression(parsing: text) == nil, "\(text)")
+        }
+        for compression in [PageCompression.none, .lz4, .zstd, .zstd(level: 12)] {
+            #expect(PageCompression(parsing: compression.description) == compression)
+        }
+    }
+
+    /// A frame whose flags name no codec is damage, reported, never decoded.
+    @Test func aFrameWithAnUnknownCodecIsCorrupt() throws {
+        let directory = TemporaryDirectory()
+        try Self.write(Self.entries(from: 0, count: 500, seed: 7), to: directory.file(), with: .zstd)
+        let bytes = readFile(directory.file())
+        let frame = try #require(Self.frameOffsets(in: bytes).first { bytes[$0 + 1] == FrameCodec.zstd.rawValue })
+        for flags: UInt8 in [3, 4, 0x80] {
+            var damaged = bytes
+            damaged[frame + 1] = flags
+            writeFile(directory.file(), damaged)
+            #expect(try StoreChecker(path: directory.file()).run().problems != [], "flags \(flags)")
+        }
+    }
+
+    /// A version 2 store (LZ4 pages, leaf deltas) is read as it is, and raised to version 3
+    /// in both header slots before a process opened for writing writes anything (F32).
+    @Test func aVersionTwoStoreIsReadAndRaisedWhenOpenedForWriting() throws {
+        let directory = TemporaryDirectory()
+        let expected = Self.entries(from: 0, count: 2_000, seed: 8)
+        try Self.write(expected, to: directory.file(), with: .lz4)
+        var bytes = readFile(directory.file())
+        for slot in FileFormat.headerSlotOffsets where bytes[slot] != 0 {
+            bytes.storeLittleEndian(UInt32(2), at: slot + 8)
+            bytes.storeLittleEndian(CRC32C.checksum(Array(bytes[slot..<slot + 60])), at: slot + 60)
+        }
+        writeFile(directory.file(), bytes)
+
+        let reader = try Store(path: directory.file(), options: StoreOptions(readOnly: true))
+        #expect(try reader.info().formatVersion == 2)
+        #expect(try allEntries(reader.read().tree("tree")) == expected)
+        try reader.close()
+        #expect(readFile(directory.file()) == bytes)
+
+        let writer = try Store(path: directory.file(), options: Self.options(.zstd))
+        let header = Array(readFile(directory.file()).prefix(Int(FileFormat.headerRegionSize)))
+        for slot in FileFormat.headerSlotOffsets {
+            guard case .valid(let superblock) = Superblock.decode(slot: header[slot..<slot + FileFormat.headerSlotSize]) else {
+                Issue.record("slot \(slot) is not a valid header")
+                continue
+            }
+            #expect(superblock.version == 3)
+        }
+        try writer.close()
+    }
+}
