@@ -34,10 +34,10 @@ import Testing
         return offsets
     }
 
-    /// The codec of every page frame (leaf, leaf delta, branch) in the file.
-    static func pageCodecs(in bytes: [UInt8]) -> [FrameCodec: Int] {
+    /// The codec of every page frame (leaf, leaf delta, branch) in the file, from `start` on.
+    static func pageCodecs(in bytes: [UInt8], from start: Int = 0) -> [FrameCodec: Int] {
         var codecs: [FrameCodec: Int] = [:]
-        for offset in frameOffsets(in: bytes) where [FrameType.leaf, .leafDelta, .branch].map(\.rawValue).contains(bytes[offset]) {
+        for offset in frameOffsets(in: bytes) where offset >= start && [FrameType.leaf, .leafDelta, .branch].map(\.rawValue).contains(bytes[offset]) {
             codecs[FrameCodec(rawValue: bytes[offset + 1]) ?? .none, default: 0] += 1
         }
         return codecs
@@ -103,25 +103,38 @@ import Testing
         #expect(codecs[.lz4, default: 0] > 0 && codecs[.zstd, default: 0] > 0 && codecs[.none, default: 0] > 0)
     }
 
-    /// A compaction writes every page with the codec the store is open with.
-    @Test func compactionRewritesPagesWithTheOpenCodec() throws {
+    /// A compaction writes every page with the store's compaction codec, else its codec;
+    /// commits keep to the codec.
+    @Test(arguments: [(PageCompression.zstd(level: 9), PageCompression?.none), (.lz4, PageCompression.zstd(level: 9))])
+    func compactionRewritesPagesWithItsCodec(compression: PageCompression, compactionCompression: PageCompression?) throws {
         let directory = TemporaryDirectory()
-        let expected = Self.entries(from: 0, count: 3_000, seed: 6)
+        var expected = Self.entries(from: 0, count: 3_000, seed: 6)
         try Self.write(expected, to: directory.file(), with: .lz4)
-        let store = try Store(path: directory.file(), options: Self.options(.zstd(level: 9)))
+        var options = Self.options(compression)
+        options.compactionCompression = compactionCompression
+        let store = try Store(path: directory.file(), options: options)
         let result = try store.compact()
-        try store.close()
         #expect(result.bytesAfter < result.bytesBefore)
-        try Self.readAndCheck(directory.file(), equals: expected)
+        let compacted = readFile(directory.file()).count
         let codecs = Self.pageCodecs(in: readFile(directory.file()))
         #expect(codecs[.zstd, default: 0] > 0 && codecs[.lz4] == nil)
+
+        let changed = Self.entries(from: 2_000, count: 50, seed: 9)
+        try store.write { try $0.tree("tree").putBatch(changed.map { ($0.key, $0.value) }) }
+        try store.close()
+        expected.merge(changed) { $1 }
+        try Self.readAndCheck(directory.file(), equals: expected)
+        let written = Self.pageCodecs(in: readFile(directory.file()), from: compacted)
+        #expect(written[compression == .lz4 ? .lz4 : .zstd, default: 0] > 0)
     }
 
-    @Test(arguments: [0, 23, -200_000, 1_000])
-    func aZstandardLevelOutOfRangeIsRefused(level: Int) {
+    @Test(arguments: [0, 23, -200_000, 1_000], [false, true])
+    func aZstandardLevelOutOfRangeIsRefused(level: Int, forCompaction: Bool) {
         let directory = TemporaryDirectory()
+        var options = Self.options(forCompaction ? .lz4 : .zstd(level: level))
+        if forCompaction { options.compactionCompression = .zstd(level: level) }
         #expect {
-            try Store(path: directory.file(), options: Self.options(.zstd(level: level)))
+            try Store(path: directory.file(), options: options)
         } throws: { error in
             guard case StoreError.invalidOption(let message) = error else { return false }
             return message.contains("zstd level \(level)")

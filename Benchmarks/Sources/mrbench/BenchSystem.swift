@@ -79,4 +79,6 @@ struct StoreTuning {
     var scanThreads: Int?
     /// How it compresses the pages it writes.
     var compression: PageCompression = .lz4
+    /// How its compactions compress theirs (nil: as `compression`).
+    var compactionCompression: PageCompression?
 }

@@ -49,6 +49,9 @@ struct MRBench: ParsableCommand {
     @Option(help: "How our store compresses its pages: lz4 (its default), zstd, zstd:LEVEL or none.")
     var compression = CompressionOption(value: .lz4)
 
+    @Option(help: "How our store's compactions (the import's, when most of the file is dead) compress the pages they write (default: as --compression).")
+    var compactionCompression: CompressionOption?
+
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
@@ -115,7 +118,9 @@ struct MRBench: ParsableCommand {
         _ systemType: any BenchSystem.Type, in folder: URL, data: BenchData, selected: [Phase],
         into results: inout BenchResults, progress: Progress, label: String
     ) throws {
-        let system = try systemType.init(directory: folder, durability: durability, tuning: StoreTuning(scanThreads: scanThreads, compression: compression.value))
+        let system = try systemType.init(directory: folder, durability: durability, tuning: StoreTuning(
+            scanThreads: scanThreads, compression: compression.value, compactionCompression: compactionCompression?.value
+        ))
         let last = selected.filter { $0 != .recovery }.map(\.order).max() ?? Phase.importJSON.order
         var storedRows = 0
         for phase in Phase.allCases where phase != .recovery && (phase.order <= Phase.upsert.order ? phase.order <= last : selected.contains(phase)) {

@@ -23,7 +23,8 @@ final class MagicalRecordSystem: BenchSystem {
     private func context() throws -> ManagedObjectContext {
         if let stack { return stack.rootContext }
         let opened = try PersistentStack(
-            storeAt: url, model: Self.model, durability: durability, scanThreads: tuning.scanThreads, compression: tuning.compression
+            storeAt: url, model: Self.model, durability: durability, scanThreads: tuning.scanThreads,
+            compression: tuning.compression, compactionCompression: tuning.compactionCompression
         )
         stack = opened
         return opened.rootContext

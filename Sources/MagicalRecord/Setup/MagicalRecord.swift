@@ -58,12 +58,13 @@ public enum MagicalRecord {
 
     /// A stack over the store at `url`, created when missing. `scanThreads`: how many
     /// threads a scan of a large entity may use (nil: ``StoreOptions/scanThreads``'s default);
-    /// `compression`: how the pages it writes are compressed.
+    /// `compression`: how the pages it writes are compressed; `compactionCompression`: how
+    /// a compaction's are (nil: as `compression`).
     public static func setupCoreDataStack(
         withStoreAt url: URL, model: ObjectModel, durability: Durability = .full, scanThreads: Int? = nil,
-        compression: PageCompression = .lz4
+        compression: PageCompression = .lz4, compactionCompression: PageCompression? = nil
     ) throws(MagicalRecordError) {
-        var options = StoreOptions(durability: durability, compression: compression)
+        var options = StoreOptions(durability: durability, compression: compression, compactionCompression: compactionCompression)
         if let scanThreads { options.scanThreads = scanThreads }
         try install(ObjectStore(path: url.path, model: model, options: options))
     }

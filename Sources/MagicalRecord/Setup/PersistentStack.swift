@@ -22,13 +22,16 @@ public final class PersistentStack: Sendable {
     /// A store written with another model is refused, unless `onModelMismatch` says otherwise.
     /// `scanThreads`: how many threads a scan of a large entity may use (nil: the store's
     /// default, ``StoreOptions/scanThreads``; 1 keeps every fetch on its caller's thread).
-    /// `compression`: how the pages it writes are compressed (pages already written keep theirs).
+    /// `compression`: how the pages it writes are compressed (pages already written keep
+    /// theirs); `compactionCompression`: how a compaction's are (nil: as `compression`).
     public init(
         storeAt url: URL, model: ObjectModel? = nil, readOnly: Bool = false, durability: Durability = .full,
-        scanThreads: Int? = nil, compression: PageCompression = .lz4, onModelMismatch policy: ModelMismatchPolicy = .refuse
+        scanThreads: Int? = nil, compression: PageCompression = .lz4, compactionCompression: PageCompression? = nil,
+        onModelMismatch policy: ModelMismatchPolicy = .refuse
     ) throws(MagicalRecordError) {
         var options = StoreOptions(
-            durability: durability, readOnly: readOnly, createIfMissing: model != nil && !readOnly, compression: compression
+            durability: durability, readOnly: readOnly, createIfMissing: model != nil && !readOnly,
+            compression: compression, compactionCompression: compactionCompression
         )
         if let scanThreads { options.scanThreads = scanThreads }
         stack = ObjectStack(store: try ObjectStore(path: url.path, model: model, options: options, onMismatch: policy))

@@ -93,7 +93,7 @@ extension MutableTree {
         }
     }
 
-    /// Leaves a batch changes between two spills: about 2 MiB of pages at 8 KiB, enough to
+    /// Leaves a batch changes between two spills: about 4 MiB of pages at 16 KiB, enough to
     /// encode on every core at once.
     static let leavesPerSpill = 256
 

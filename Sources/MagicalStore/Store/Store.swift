@@ -48,7 +48,9 @@ public final class Store: Sendable {
         guard FileFormat.isValidPageSize(options.pageSize) else {
             throw StoreError.invalidOption("page size \(options.pageSize) is not a power of two from 512 to 65536")
         }
-        if let reason = options.compression.invalidReason { throw StoreError.invalidOption(reason) }
+        for compression in [options.compression, options.compactionCompression] {
+            if let reason = compression?.invalidReason { throw StoreError.invalidOption(reason) }
+        }
         guard options.scanThreads >= 1, options.entriesPerScanThread >= 1 else {
             throw StoreError.invalidOption(
                 "scan threads \(options.scanThreads) and entries per scan thread \(options.entriesPerScanThread) must each be at least 1"

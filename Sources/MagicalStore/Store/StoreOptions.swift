@@ -19,9 +19,16 @@ public struct StoreOptions: Sendable {
     /// Creates the store when no file exists at the path.
     public var createIfMissing: Bool
     /// Page size for a new store (a power of two, 512 to 65536). An existing store keeps its own.
+    /// 16 KiB by default: against 8 KiB, a 1M-record import and upsert ran 5-6% faster, scans
+    /// 5-12%, point gets level, and pages compress better (README, "How we get there").
     public var pageSize: Int
     /// How pages are compressed when that saves space: LZ4 by default (Spec F11).
     public var compression: PageCompression
+    /// How a compaction compresses the pages it writes; nil: as ``compression``. A
+    /// compaction writes the data that has settled, once, while commits rewrite hot pages
+    /// many times: Zstandard here gives a smaller file for the cost of one pass, and keeps
+    /// every commit on the faster codec.
+    public var compactionCompression: PageCompression?
     /// Memory for decoded pages, shared by all snapshots of the store.
     public var cacheBytes: Int
     /// How much log is written between checkpoints.
@@ -41,8 +48,9 @@ public struct StoreOptions: Sendable {
         durability: Durability = .full,
         readOnly: Bool = false,
         createIfMissing: Bool = true,
-        pageSize: Int = 8192,
+        pageSize: Int = 16384,
         compression: PageCompression = .lz4,
+        compactionCompression: PageCompression? = nil,
         cacheBytes: Int = 256 << 20,
         checkpointInterval: UInt64 = 64 << 20,
         fileSystem: any StorageFileSystem = PosixFileSystem(),
@@ -54,6 +62,7 @@ public struct StoreOptions: Sendable {
         self.createIfMissing = createIfMissing
         self.pageSize = pageSize
         self.compression = compression
+        self.compactionCompression = compactionCompression
         self.cacheBytes = cacheBytes
         self.checkpointInterval = checkpointInterval
         self.fileSystem = fileSystem
