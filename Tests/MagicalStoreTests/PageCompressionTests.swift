@@ -170,21 +170,23 @@ import Testing
         }
     }
 
-    /// A version 2 store (LZ4 pages, leaf deltas) is read as it is, and raised to version 3
-    /// in both header slots before a process opened for writing writes anything (F32).
-    @Test func aVersionTwoStoreIsReadAndRaisedWhenOpenedForWriting() throws {
+    /// A store whose headers name version 2 or 3 (before Zstandard pages, F32, or packed
+    /// leaves, F33) is read as it is, and raised to the current version in both header
+    /// slots before a process opened for writing writes anything.
+    @Test(arguments: [UInt32(2), 3])
+    func anOlderVersionStoreIsReadAndRaisedWhenOpenedForWriting(version: UInt32) throws {
         let directory = TemporaryDirectory()
         let expected = Self.entries(from: 0, count: 2_000, seed: 8)
         try Self.write(expected, to: directory.file(), with: .lz4)
         var bytes = readFile(directory.file())
         for slot in FileFormat.headerSlotOffsets where bytes[slot] != 0 {
-            bytes.storeLittleEndian(UInt32(2), at: slot + 8)
+            bytes.storeLittleEndian(version, at: slot + 8)
             bytes.storeLittleEndian(CRC32C.checksum(Array(bytes[slot..<slot + 60])), at: slot + 60)
         }
         writeFile(directory.file(), bytes)
 
         let reader = try Store(path: directory.file(), options: StoreOptions(readOnly: true))
-        #expect(try reader.info().formatVersion == 2)
+        #expect(try reader.info().formatVersion == version)
         #expect(try allEntries(reader.read().tree("tree")) == expected)
         try reader.close()
         #expect(readFile(directory.file()) == bytes)
@@ -196,7 +198,7 @@ import Testing
                 Issue.record("slot \(slot) is not a valid header")
                 continue
             }
-            #expect(superblock.version == 3)
+            #expect(superblock.version == FileFormat.version)
         }
         try writer.close()
     }

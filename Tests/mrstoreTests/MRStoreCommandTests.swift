@@ -57,7 +57,7 @@ import Testing
 
         let json = try Self.run("info", store, "--json")
         let object = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
-        #expect(object?["formatVersion"] as? Int == 3)
+        #expect(object?["formatVersion"] as? Int == 4)
         let trees = (object?["trees"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         #expect(trees?.sorted() == [
             "i.Department.departmentID", "i.Person.lastName", "i.Person.personID", "mr.meta",

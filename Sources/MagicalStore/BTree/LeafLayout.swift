@@ -24,7 +24,14 @@ struct LeafLayoutEntry {
     static func read(_ raw: UnsafeRawBufferPointer, entry index: Int, allowsRemoval: Bool) -> LeafLayoutEntry? {
         var slot = ByteReader(raw, at: 2 + 2 * index)
         guard let start = slot.read(UInt16.self) else { return nil }
-        var reader = ByteReader(raw, at: Int(start))
+        return read(raw, at: Int(start), allowsRemoval: allowsRemoval)
+    }
+
+    /// The entry that starts at `start` in `raw`, wherever its position came from (a
+    /// table, or the end of the entry before in a packed leaf, F33).
+    @inline(__always)
+    static func read(_ raw: UnsafeRawBufferPointer, at start: Int, allowsRemoval: Bool) -> LeafLayoutEntry? {
+        var reader = ByteReader(raw, at: start)
         guard let keyLength = reader.readVarint(), keyLength < 0x8000,
               let keyStart = reader.skip(keyLength),
               let kind = reader.read(UInt8.self)
@@ -43,7 +50,7 @@ struct LeafLayoutEntry {
         }
         guard let valueStart = reader.skip(valueLength) else { return nil }
         return LeafLayoutEntry(
-            start: Int(start), keyStart: keyStart, keyLength: keyLength, kind: kind, valueStart: valueStart, valueLength: valueLength
+            start: start, keyStart: keyStart, keyLength: keyLength, kind: kind, valueStart: valueStart, valueLength: valueLength
         )
     }
 }

@@ -2,8 +2,9 @@
 /// refer to `Spec/FILE-FORMAT.md`.
 enum FileFormat {
     /// Format version written by this library, and the newest it reads (F9).
-    static let version: UInt32 = 3
-    /// The oldest version it reads: version 1 lacks leaf deltas (F30), versions 1 and 2 Zstandard pages (F32).
+    static let version: UInt32 = 4
+    /// The oldest version it reads: version 1 lacks leaf deltas (F30), versions 1 and 2
+    /// Zstandard pages (F32), versions 1-3 packed leaves (F33).
     static let oldestReadableVersion: UInt32 = 1
 
     /// "MRSTORE" then 0x1A (section 2).
@@ -77,11 +78,16 @@ enum FrameType: UInt8, Sendable {
     case overflow = 3
     case commit = 4
     case leafDelta = 5
+    /// A leaf without its table of positions (F33): what this library writes for a leaf.
+    case packedLeaf = 6
+
+    /// A full leaf, packed or not: what a leaf delta's base may be (F28).
+    var isLeaf: Bool { self == .leaf || self == .packedLeaf }
 
     /// Raw payload limit for this type (F12).
     func maximumRawLength(pageSize: Int) -> Int {
         switch self {
-        case .leaf, .leafDelta, .branch: return FileFormat.maximumPagePayload(pageSize: pageSize)
+        case .leaf, .packedLeaf, .leafDelta, .branch: return FileFormat.maximumPagePayload(pageSize: pageSize)
         case .overflow: return FileFormat.maximumValueLength
         case .commit: return FileFormat.commitPayloadSize
         }

@@ -72,9 +72,27 @@ enum FrameError: Error, Equatable, CustomStringConvertible {
 enum FrameEncoder {
     /// Appends a complete frame (header, payload, zero padding) to `buffer` and returns its
     /// on-disk size. The payload is compressed as `compression` says when that saves space
-    /// (F11); commit frames never are.
+    /// (F11); commit frames never are. A leaf is written packed, as a packed leaf frame (F33).
     @discardableResult
     static func append(
+        type: FrameType,
+        payload: UnsafeRawBufferPointer,
+        transaction: UInt64,
+        compression: PageCompression,
+        to buffer: inout [UInt8]
+    ) -> UInt64 {
+        if type == .leaf {
+            var packed: [UInt8] = []
+            if PackedLeaf.pack(payload, appendingTo: &packed) {
+                return packed.withUnsafeBytes {
+                    appendFrame(type: .packedLeaf, payload: $0, transaction: transaction, compression: compression, to: &buffer)
+                }
+            }
+        }
+        return appendFrame(type: type, payload: payload, transaction: transaction, compression: compression, to: &buffer)
+    }
+
+    private static func appendFrame(
         type: FrameType,
         payload: UnsafeRawBufferPointer,
         transaction: UInt64,
@@ -137,8 +155,18 @@ enum FrameCodec: UInt8, Sendable {
 
 enum FrameDecoder {
     /// Verifies the checksum of a frame whose header and stored payload are in `bytes`
-    /// (header at 0), then returns the raw payload (decompressed when needed).
-    static func payload(of header: FrameHeader, in bytes: UnsafeRawBufferPointer) -> Result<[UInt8], FrameError> {
+    /// (header at 0), then returns the raw payload (decompressed when needed); a packed
+    /// leaf's as the leaf it holds, table and all (F33), at most a page of `pageSize`.
+    static func payload(of header: FrameHeader, in bytes: UnsafeRawBufferPointer, pageSize: Int) -> Result<[UInt8], FrameError> {
+        let stored = storedPayload(of: header, in: bytes)
+        guard header.type == .packedLeaf, case .success(let packed) = stored else { return stored }
+        guard let leaf = packed.withUnsafeBytes({ PackedLeaf.unpack($0, limit: FileFormat.maximumPagePayload(pageSize: pageSize)) }) else {
+            return .failure(.badStructure)
+        }
+        return .success(leaf)
+    }
+
+    private static func storedPayload(of header: FrameHeader, in bytes: UnsafeRawBufferPointer) -> Result<[UInt8], FrameError> {
         let end = FileFormat.frameHeaderSize + header.storedLength
         guard bytes.count >= end else { return .failure(.truncated) }
         let stored = UnsafeRawBufferPointer(rebasing: bytes[FileFormat.frameHeaderSize..<end])

@@ -117,7 +117,7 @@ struct Recovery {
             let frame = UnsafeRawBufferPointer(rebasing: raw[position...])
             guard case .success(let header) = FrameHeader.parse(frame, pageSize: file.pageSize),
                   header.type == .commit,
-                  case .success(let payload) = FrameDecoder.payload(of: header, in: frame)
+                  case .success(let payload) = FrameDecoder.payload(of: header, in: frame, pageSize: file.pageSize)
             else { return nil }
             return CommitRecord(payload: payload)
         }

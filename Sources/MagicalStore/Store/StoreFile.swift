@@ -30,7 +30,7 @@ final class StoreFile: Sendable {
             guard bytes.count == needed else { throw StoreError.corrupt(offset: offset, reason: FrameError.truncated.description) }
         }
         let payload = try located(at: offset) { () throws(FrameError) in
-            try bytes.withUnsafeBytes { FrameDecoder.payload(of: header, in: $0) }.get()
+            try bytes.withUnsafeBytes { FrameDecoder.payload(of: header, in: $0, pageSize: pageSize) }.get()
         }
         return (header, payload)
     }
@@ -67,11 +67,11 @@ final class StoreFile: Sendable {
         let (header, payload) = try readFrame(at: offset)
         guard header.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
         switch header.type {
-        case .leaf, .branch:
+        case .leaf, .packedLeaf, .branch:
             return try located(at: offset) { () throws(FrameError) in
                 try PageNode(
                     offset: offset, frameSize: header.frameSize, transaction: header.transaction,
-                    isLeaf: header.type == .leaf, payload: payload
+                    isLeaf: header.type.isLeaf, payload: payload
                 )
             }
         case .leafDelta:
@@ -116,7 +116,7 @@ final class StoreFile: Sendable {
             return cached
         }
         let (header, payload) = try readFrame(at: offset)
-        guard header.type == .leaf else { throw notALeaf }
+        guard header.type.isLeaf else { throw notALeaf }
         guard header.transaction <= transaction else { throw Self.pageFromTheFuture(offset) }
         return try located(at: offset) { () throws(FrameError) in
             try PageNode(offset: offset, frameSize: header.frameSize, transaction: header.transaction, isLeaf: true, payload: payload)

@@ -15,8 +15,16 @@ func fuzzPageDecoding(_ input: UnsafeRawBufferPointer) {
     fuzzLeafDelta(bytes, pageSize: pageSize)
 
     if case .success(let header) = FrameHeader.parse(bytes, pageSize: pageSize),
-       case .success(let payload) = FrameDecoder.payload(of: header, in: bytes) {
-        precondition(payload.count == header.rawLength, "a decoded frame's payload has the wrong length")
+       case .success(let payload) = FrameDecoder.payload(of: header, in: bytes, pageSize: pageSize) {
+        precondition(
+            header.type == .packedLeaf ? payload.count > header.rawLength : payload.count == header.rawLength,
+            "a decoded frame's payload has the wrong length"
+        )
+    }
+    // As a packed leaf: it unpacks to a leaf whose entries pack back to the same bytes, or not at all.
+    if let leaf = PackedLeaf.unpack(bytes, limit: pageSize) {
+        var packed: [UInt8] = []
+        precondition(leaf.withUnsafeBytes { PackedLeaf.pack($0, appendingTo: &packed) } && packed.elementsEqual(bytes), "a leaf does not pack back to its bytes")
     }
     if let raw = LZ4.decompress(bytes, rawLength: pageSize) {
         precondition(raw.count == pageSize, "decompression produced the wrong length")

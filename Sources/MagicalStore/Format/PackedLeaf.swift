@@ -1,0 +1,57 @@
+/// A leaf as a packed leaf frame stores it (Spec F33): the entry count, then the entries
+/// back to back in key order, without the table of their positions that a leaf keeps in
+/// memory (4.1). Each position is where the entry before ends, so the table is rebuilt by
+/// one walk on reading; on disk it cost 2 bytes an entry that compress poorly (a page's
+/// positions differ in every entry, where its keys and values repeat).
+enum PackedLeaf {
+    /// Appends `leaf` (a leaf payload, 4.1) packed onto `buffer`, or returns false (and
+    /// `buffer` as it was) when `leaf` is not a well-formed leaf payload.
+    static func pack(_ leaf: UnsafeRawBufferPointer, appendingTo buffer: inout [UInt8]) -> Bool {
+        var header = ByteReader(leaf)
+        guard let count = header.read(UInt16.self), count > 0 else { return false }
+        let start = buffer.count
+        buffer.reserveCapacity(start + leaf.count)
+        buffer.appendLittleEndian(count)
+        for index in 0..<Int(count) {
+            guard let entry = LeafLayoutEntry.read(leaf, entry: index, allowsRemoval: false) else {
+                buffer.removeLast(buffer.count - start)
+                return false
+            }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: leaf[entry.start..<entry.end]))
+        }
+        return true
+    }
+
+    /// The leaf payload (4.1) that `packed` holds, with its table of positions, or nil when
+    /// `packed` is malformed: no entries, an entry that does not read, bytes left over, or
+    /// a leaf longer than `limit` bytes (its positions are 16-bit, F31).
+    static func unpack(_ packed: UnsafeRawBufferPointer, limit: Int) -> [UInt8]? {
+        var header = ByteReader(packed)
+        guard let count = header.read(UInt16.self), count > 0 else { return nil }
+        let tableEnd = 2 + 2 * Int(count)
+        let length = packed.count + 2 * Int(count)
+        guard length <= min(limit, Int(UInt16.max)) else { return nil }
+        var valid = true
+        let leaf = [UInt8](unsafeUninitializedCapacity: length) { output, initialized in
+            let raw = UnsafeMutableRawBufferPointer(output)
+            raw.storeBytes(of: count.littleEndian, toByteOffset: 0, as: UInt16.self)
+            var position = 2
+            for index in 0..<Int(count) {
+                guard let entry = LeafLayoutEntry.read(packed, at: position, allowsRemoval: false) else {
+                    valid = false
+                    break
+                }
+                raw.storeBytes(of: UInt16(position + tableEnd - 2).littleEndian, toByteOffset: 2 + 2 * index, as: UInt16.self)
+                position = entry.end
+            }
+            if valid, position == packed.count {
+                UnsafeMutableRawBufferPointer(rebasing: raw[tableEnd...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: packed[2...]))
+            } else {
+                valid = false
+                raw.initializeMemory(as: UInt8.self, repeating: 0)
+            }
+            initialized = length
+        }
+        return valid ? leaf : nil
+    }
+}
