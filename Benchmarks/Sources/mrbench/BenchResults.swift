@@ -2,14 +2,17 @@ import Foundation
 import MagicalStore
 
 /// What a run measured (or the medians of several runs), printed as a table or as one JSON object:
-/// `{"records": N, "runs": n, "durability": "...", "mrstore_compression": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
+/// `{"records": N, "runs": n, "durability": "...", "mrstore_compression": "...",
+/// "mrstore_compaction_compression": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
 /// "file_bytes": {...}, "recovery_open_seconds": {...}, "import_memory_bytes": {...}, "peak_rss_bytes": B}`,
 /// R in rows per second.
 struct BenchResults {
     let records: Int
     let durability: BenchDurability
-    /// How our store compressed its pages (`--compression`).
+    /// How our store compressed its pages (`--compression`), and its compactions theirs
+    /// (`--compaction-compression`).
     let compression: PageCompression
+    let compactionCompression: PageCompression
     let systems: [String]
     let phases: [Phase]
     private(set) var rates: [Phase: [String: Double]] = [:]
@@ -27,10 +30,14 @@ struct BenchResults {
     /// peer's), when there were several runs.
     private var ratioSpread: [String: [Phase: ClosedRange<Double>]] = [:]
 
-    init(records: Int, durability: BenchDurability, compression: PageCompression, systems: [String], phases: [Phase]) {
+    init(
+        records: Int, durability: BenchDurability, compression: PageCompression, compactionCompression: PageCompression,
+        systems: [String], phases: [Phase]
+    ) {
         self.records = records
         self.durability = durability
         self.compression = compression
+        self.compactionCompression = compactionCompression
         self.systems = systems
         self.phases = phases
     }
@@ -102,6 +109,7 @@ struct BenchResults {
             ("runs", String(runs)),
             ("durability", "\"\(durability.rawValue)\""),
             ("mrstore_compression", "\"\(compression)\""),
+            ("mrstore_compaction_compression", "\"\(compactionCompression)\""),
             ("phases", object(phaseObjects)),
             ("file_bytes", object(systems.compactMap { system in fileBytes[system].map { (system, String($0)) } })),
             ("recovery_open_seconds", object(systems.compactMap { system in
@@ -119,7 +127,7 @@ struct BenchResults {
         let date = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
         let memory = String(format: "%.0f GiB", Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)
         var lines = [
-            "\(date), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory), N = \(records), durability \(durability.rawValue), mrstore pages \(compression)\(runsNote); "
+            "\(date), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory), N = \(records), durability \(durability.rawValue), mrstore pages \(compression), compactions \(compactionCompression)\(runsNote); "
                 + "rows per second (scan, sorted, aggregate, count: rows scanned per second):",
             "",
             "| " + rows[0].joined(separator: " | ") + " |",
@@ -140,7 +148,7 @@ struct BenchResults {
                     : String(repeating: " ", count: widths[column] - cell.count) + cell
             }.joined(separator: "   ")
         }
-        let heading = "mrbench: \(records) records, durability \(durability.rawValue), mrstore pages \(compression), "
+        let heading = "mrbench: \(records) records, durability \(durability.rawValue), mrstore pages \(compression), compactions \(compactionCompression), "
             + "\(ProcessInfo.processInfo.activeProcessorCount) cores\(runsNote); rows per second"
             + " (scan, sorted, aggregate, count: rows scanned per second)"
         let footer = String(format: "peak resident memory of this process: %.0f MB", Double(peakResidentBytes) / 1_048_576)
