@@ -106,16 +106,17 @@ struct StoreBench {
         // Reopen: header, checkpoint commit, and the log after it.
         record("open", 1, try clock.measure { try Store(path: path).close() })
 
-        // File size of the bulk-loaded store, with and without compression.
-        for compression in [true, false] {
-            let sizePath = directory + "/size-\(compression).store"
+        // File size of the bulk-loaded store, with each page codec and without.
+        for compression in [PageCompression.lz4, .zstd, .none] {
+            let name = compression == .none ? "raw" : "\(compression)"
+            let sizePath = directory + "/size-\(name).store"
             let sized = try Store(path: sizePath, options: StoreOptions(durability: .none, compression: compression))
             try sized.write { try $0.createTree("bench").putBatch(entries) }
             let bytes = try sized.info().fileBytes
             try sized.close()
-            results.fileBytes[compression ? "lz4" : "raw"] = bytes
+            results.fileBytes[name] = bytes
             if report {
-                print("file size \(compression ? "lz4" : "raw")".padding(toLength: 16, withPad: " ", startingAt: 0)
+                print("file size \(name)".padding(toLength: 16, withPad: " ", startingAt: 0)
                     + String(format: "%12llu bytes (%.1f bytes/key)", bytes, Double(bytes) / Double(count)))
             }
         }
