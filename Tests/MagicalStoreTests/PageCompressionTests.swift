@@ -178,12 +178,7 @@ import Testing
         let directory = TemporaryDirectory()
         let expected = Self.entries(from: 0, count: 2_000, seed: 8)
         try Self.write(expected, to: directory.file(), with: .lz4)
-        var bytes = readFile(directory.file())
-        for slot in FileFormat.headerSlotOffsets where bytes[slot] != 0 {
-            bytes.storeLittleEndian(version, at: slot + 8)
-            bytes.storeLittleEndian(CRC32C.checksum(Array(bytes[slot..<slot + 60])), at: slot + 60)
-        }
-        writeFile(directory.file(), bytes)
+        let bytes = stampHeaderVersion(version, onStoreAt: directory.file())
 
         let reader = try Store(path: directory.file(), options: StoreOptions(readOnly: true))
         #expect(try reader.info().formatVersion == version)
@@ -192,14 +187,7 @@ import Testing
         #expect(readFile(directory.file()) == bytes)
 
         let writer = try Store(path: directory.file(), options: Self.options(.zstd))
-        let header = Array(readFile(directory.file()).prefix(Int(FileFormat.headerRegionSize)))
-        for slot in FileFormat.headerSlotOffsets {
-            guard case .valid(let superblock) = Superblock.decode(slot: header[slot..<slot + FileFormat.headerSlotSize]) else {
-                Issue.record("slot \(slot) is not a valid header")
-                continue
-            }
-            #expect(superblock.version == FileFormat.version)
-        }
+        #expect(headerVersions(ofStoreAt: directory.file()) == [FileFormat.version, FileFormat.version])
         try writer.close()
     }
 }

@@ -52,3 +52,27 @@ func allEntries(_ tree: TreeReader) throws -> [[UInt8]: [UInt8]] {
     }
     return entries
 }
+
+/// Rewrites the format version of each header slot in use, with a fresh checksum: the
+/// file as a library of that version left it (when its frames are ones that version
+/// knows). Returns the file's bytes as written.
+@discardableResult
+func stampHeaderVersion(_ version: UInt32, onStoreAt path: String) -> [UInt8] {
+    var bytes = readFile(path)
+    for slot in FileFormat.headerSlotOffsets where bytes[slot] != 0 {
+        bytes.storeLittleEndian(version, at: slot + 8)
+        bytes.storeLittleEndian(CRC32C.checksum(Array(bytes[slot..<slot + 60])), at: slot + 60)
+    }
+    writeFile(path, bytes)
+    return bytes
+}
+
+/// The format version of each header slot of the store at `path`; nil for a slot that is
+/// not a valid header.
+func headerVersions(ofStoreAt path: String) -> [UInt32?] {
+    let header = Array(readFile(path).prefix(Int(FileFormat.headerRegionSize)))
+    return FileFormat.headerSlotOffsets.map { slot in
+        guard case .valid(let superblock) = Superblock.decode(slot: header[slot..<slot + FileFormat.headerSlotSize]) else { return nil }
+        return superblock.version
+    }
+}
