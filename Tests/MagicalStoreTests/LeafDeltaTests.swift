@@ -321,7 +321,8 @@ import Testing
         let directory = TemporaryDirectory()
         let (store, expected) = try Self.makeStore(in: directory)
         try store.close()
-        // Before any delta, the file is a version 1 file but for its headers' version.
+        // Before any delta, the file is a version 1 file but for its headers' version
+        // and its leaves' packing (PackedLeafTests reads unpacked leaves).
         let bytes = stampHeaderVersion(1, onStoreAt: directory.file())
 
         let reader = try Store(path: directory.file(), options: StoreOptions(readOnly: true))

@@ -103,6 +103,54 @@ import Testing
         #expect(!types.contains(FrameType.leaf.rawValue))
     }
 
+    /// A store of leaves as libraries before format 4 wrote them (type 1, with their
+    /// tables), under each codec: it reads and checks clean, takes leaf deltas on those
+    /// leaves once a library that packs writes to it, and compacts into packed leaves.
+    @Test(arguments: [PageCompression.none, .lz4, .zstd])
+    func aStoreOfUnpackedLeavesReadsTakesDeltasAndCompacts(compression: PageCompression) throws {
+        let directory = TemporaryDirectory()
+        var options = StoreOptions(durability: .none, pageSize: 4096, compression: compression)
+        options.packsLeaves = false
+        var random = SeededGenerator(seed: 64)
+        var expected: [[UInt8]: [UInt8]] = [:]
+        for number in 0..<3_000 { expected[numberKey(number * 3)] = random.bytes(count: Int.random(in: 0...80, using: &random)) }
+        let old = try Store(path: directory.file(), options: options)
+        try old.write { try $0.createTree("tree").putBatch(expected.map { ($0.key, $0.value) }) }
+        try old.close()
+        stampHeaderVersion(3, onStoreAt: directory.file())
+        var types = Set(PageCompressionTests.frameOffsets(in: readFile(directory.file())).map { readFile(directory.file())[$0] })
+        #expect(types.contains(FrameType.leaf.rawValue) && !types.contains(FrameType.packedLeaf.rawValue))
+        #expect(try StoreChecker(path: directory.file()).run().problems == [])
+
+        options.packsLeaves = true
+        let store = try Store(path: directory.file(), options: options)
+        #expect(try allEntries(store.read().tree("tree")) == expected)
+        for round in 0..<3 {
+            let number = round * 1_000 + 7
+            try store.write { try $0.tree("tree").put(numberKey(number * 3), [UInt8(round)]) }
+            expected[numberKey(number * 3)] = [UInt8(round)]
+        }
+        try store.close()
+        let bytes = readFile(directory.file())
+        types = Set(PageCompressionTests.frameOffsets(in: bytes).map { bytes[$0] })
+        #expect(types.contains(FrameType.leafDelta.rawValue))
+        let report = try StoreChecker(path: directory.file()).run()
+        #expect(report.problems == [])
+        #expect(report.leafDeltas > 0)
+
+        let compacting = try Store(path: directory.file(), options: options)
+        #expect(try allEntries(compacting.read().tree("tree")) == expected)
+        _ = try compacting.compact()
+        try compacting.close()
+        let compacted = readFile(directory.file())
+        types = Set(PageCompressionTests.frameOffsets(in: compacted).map { compacted[$0] })
+        #expect(types.contains(FrameType.packedLeaf.rawValue) && !types.contains(FrameType.leaf.rawValue))
+        #expect(try StoreChecker(path: directory.file()).run().problems == [])
+        let reopened = try Store(path: directory.file(), options: StoreOptions(readOnly: true))
+        #expect(try allEntries(reopened.read().tree("tree")) == expected)
+        try reopened.close()
+    }
+
     /// A leaf frame as libraries before packed leaves wrote it (type 1, with its table)
     /// decodes to its payload as it is; the same leaf packed decodes to the same payload.
     @Test func unpackedAndPackedLeafFramesDecodeAlike() throws {

@@ -83,12 +83,14 @@ import Testing
         let before = try Self.run("count", store, "--entity", "Person", "--where", "age > 40")
         #expect(before.status == 0, "\(before.errors)")
 
+        let original = try Data(contentsOf: URL(fileURLWithPath: store))
         let refused = try Self.run("compact", store, "--compression", "gzip")
         #expect(refused.status != 0)
         #expect(refused.errors.contains("gzip"), "\(refused.errors)")
         let badLevel = try Self.run("compact", store, "--compression", "zstd:99")
         #expect(badLevel.status != 0)
         #expect(badLevel.errors.contains("zstd level 99"), "\(badLevel.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == original)
 
         let lz4 = try Self.run("compact", store)
         #expect(lz4.status == 0, "\(lz4.errors)")

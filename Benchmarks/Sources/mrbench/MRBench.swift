@@ -71,10 +71,15 @@ struct MRBench: ParsableCommand {
         guard scanThreads.map({ $0 >= 1 }) ?? true else { throw ValidationError("--scan-threads must be at least 1") }
     }
 
+    /// How our store runs, from the options.
+    private var tuning: StoreTuning {
+        StoreTuning(scanThreads: scanThreads, compression: compression.value, compactionCompression: compactionCompression.value)
+    }
+
     func run() throws {
         if let recoveryWriter {
             try RecoveryPhase.write(system: recoveryWriter, directory: URL(fileURLWithPath: dir ?? "."),
-                                    durability: durability, firstKey: firstKey)
+                                    durability: durability, tuning: tuning, firstKey: firstKey)
             return
         }
         let selected = try selectedPhases()
@@ -118,9 +123,7 @@ struct MRBench: ParsableCommand {
         _ systemType: any BenchSystem.Type, in folder: URL, data: BenchData, selected: [Phase],
         into results: inout BenchResults, progress: Progress, label: String
     ) throws {
-        let system = try systemType.init(directory: folder, durability: durability, tuning: StoreTuning(
-            scanThreads: scanThreads, compression: compression.value, compactionCompression: compactionCompression.value
-        ))
+        let system = try systemType.init(directory: folder, durability: durability, tuning: tuning)
         let last = selected.filter { $0 != .recovery }.map(\.order).max() ?? Phase.importJSON.order
         var storedRows = 0
         for phase in Phase.allCases where phase != .recovery && (phase.order <= Phase.upsert.order ? phase.order <= last : selected.contains(phase)) {
@@ -156,7 +159,8 @@ struct MRBench: ParsableCommand {
         if selected.contains(.recovery), systemType.name != GRDBRecordsSystem.name {
             progress.show("\(label)recovery: \(systemType.name)")
             results.recoverySeconds[systemType.name] = try RecoveryPhase.measure(
-                systemType, in: folder, durability: durability, firstKey: Int64(data.rowsAfterUpsert) * 10, storedRows: storedRows
+                systemType, in: folder, durability: durability, tuning: tuning,
+                firstKey: Int64(data.rowsAfterUpsert) * 10, storedRows: storedRows
             )
         }
     }

@@ -11,10 +11,11 @@ enum RecoveryPhase {
     /// Seconds to reopen `systemType`'s store in `folder`, holding `storedRows` people,
     /// after killing a writer.
     static func measure(
-        _ systemType: any BenchSystem.Type, in folder: URL, durability: BenchDurability, firstKey: Int64, storedRows: Int
+        _ systemType: any BenchSystem.Type, in folder: URL, durability: BenchDurability, tuning: StoreTuning,
+        firstKey: Int64, storedRows: Int
     ) throws -> Double {
-        let acknowledged = try killWriter(systemType.name, in: folder, durability: durability, firstKey: firstKey)
-        let system = try systemType.init(directory: folder, durability: durability, tuning: StoreTuning())
+        let acknowledged = try killWriter(systemType.name, in: folder, durability: durability, tuning: tuning, firstKey: firstKey)
+        let system = try systemType.init(directory: folder, durability: durability, tuning: tuning)
         let clock = ContinuousClock()
         var people = 0
         let elapsed = try clock.measure { people = try system.reopen() }
@@ -31,13 +32,15 @@ enum RecoveryPhase {
 
     /// Starts the writer, waits for its first commit, lets it run into the next batch for a
     /// random moment, and kills it. Returns how many commits it acknowledged.
-    private static func killWriter(_ name: String, in folder: URL, durability: BenchDurability, firstKey: Int64) throws -> Int {
+    private static func killWriter(
+        _ name: String, in folder: URL, durability: BenchDurability, tuning: StoreTuning, firstKey: Int64
+    ) throws -> Int {
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         writer.arguments = [
             "--recovery-writer", name, "--dir", folder.path, "--durability", durability.rawValue,
-            "--first-key", String(firstKey),
-        ]
+            "--first-key", String(firstKey), "--compression", tuning.compression.description,
+        ] + (tuning.compactionCompression.map { ["--compaction-compression", $0.description] } ?? [])
         let output = Pipe()
         writer.standardOutput = output
         try writer.run()
@@ -53,9 +56,9 @@ enum RecoveryPhase {
     }
 
     /// The child's side: commit batches forever, a byte on standard output after each.
-    static func write(system name: String, directory: URL, durability: BenchDurability, firstKey: Int64) throws {
+    static func write(system name: String, directory: URL, durability: BenchDurability, tuning: StoreTuning, firstKey: Int64) throws {
         guard let systemType = BenchSystems.named(name) else { throw BenchError.unknownSystem(name) }
-        let system = try systemType.init(directory: directory, durability: durability, tuning: StoreTuning())
+        let system = try systemType.init(directory: directory, durability: durability, tuning: tuning)
         try system.writeUntilKilled(from: firstKey) {
             FileHandle.standardOutput.write(Data("c".utf8))
         }

@@ -72,16 +72,18 @@ enum FrameError: Error, Equatable, CustomStringConvertible {
 enum FrameEncoder {
     /// Appends a complete frame (header, payload, zero padding) to `buffer` and returns its
     /// on-disk size. The payload is compressed as `compression` says when that saves space
-    /// (F11); commit frames never are. A leaf is written packed, as a packed leaf frame (F33).
+    /// (F11); commit frames never are. A leaf is written packed, as a packed leaf frame
+    /// (F33), unless `packsLeaves` is off.
     @discardableResult
     static func append(
         type: FrameType,
         payload: UnsafeRawBufferPointer,
         transaction: UInt64,
         compression: PageCompression,
+        packsLeaves: Bool = true,
         to buffer: inout [UInt8]
     ) -> UInt64 {
-        if type == .leaf {
+        if type == .leaf, packsLeaves {
             var packed: [UInt8] = []
             if PackedLeaf.pack(payload, appendingTo: &packed) {
                 return packed.withUnsafeBytes {

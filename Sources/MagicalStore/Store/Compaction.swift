@@ -33,7 +33,8 @@ extension Store {
             try raw.write([UInt8](repeating: 0, count: Int(FileFormat.headerRegionSize)), at: 0)
             let writer = LogWriter(
                 file: newFile, transaction: base.transaction + 1,
-                position: FileFormat.headerRegionSize, compression: options.compactionCompression ?? options.compression, retention: .none
+                position: FileFormat.headerRegionSize, compression: options.compactionCompression ?? options.compression,
+                packsLeaves: options.packsLeaves, retention: .none
             )
             let catalog = try copyTrees(of: ReadTransaction(reader: snapshot, commit: base), with: writer)
             let record = CommitRecord(

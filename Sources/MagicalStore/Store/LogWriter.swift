@@ -8,6 +8,7 @@ final class LogWriter {
     private let file: StoreFile
     let transaction: UInt64
     private let compression: PageCompression
+    private let packsLeaves: Bool
     /// Where the next frame goes.
     private(set) var position: UInt64
     /// On-disk bytes of every frame appended so far.
@@ -28,13 +29,17 @@ final class LogWriter {
     private var retainedBytes = 0
     private static let flushThreshold = 4 << 20
 
-    init(file: StoreFile, transaction: UInt64, position: UInt64, compression: PageCompression, retention: PageRetention = .copiesAndBranches) {
+    init(
+        file: StoreFile, transaction: UInt64, position: UInt64, compression: PageCompression, packsLeaves: Bool,
+        retention: PageRetention = .copiesAndBranches
+    ) {
         self.retention = retention
         self.file = file
         self.transaction = transaction
         self.position = position
         self.bufferStart = position
         self.compression = compression
+        self.packsLeaves = packsLeaves
         buffer.reserveCapacity(Self.flushThreshold + file.pageSize * 2)
     }
 
@@ -42,7 +47,7 @@ final class LogWriter {
     func append(_ type: FrameType, payload: UnsafeRawBufferPointer) throws -> (offset: UInt64, size: UInt64) {
         let offset = position
         let size = FrameEncoder.append(
-            type: type, payload: payload, transaction: transaction, compression: compression, to: &buffer
+            type: type, payload: payload, transaction: transaction, compression: compression, packsLeaves: packsLeaves, to: &buffer
         )
         position += size
         bytesAppended += size
@@ -206,14 +211,14 @@ final class LogWriter {
             if encoded.isRetained {
                 entries.encode(into: &encoded.payload, locations: &encoded.locations)
                 encoded.payload.withUnsafeBytes {
-                    _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, to: &encoded.buffers.frame)
+                    _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, packsLeaves: packsLeaves, to: &encoded.buffers.frame)
                 }
                 return
             }
             entries.encode(into: &encoded.buffers.scratch)
         }
         encoded.buffers.scratch.withUnsafeBytes {
-            _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, to: &encoded.buffers.frame)
+            _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, packsLeaves: packsLeaves, to: &encoded.buffers.frame)
         }
     }
 

@@ -29,6 +29,9 @@ public struct StoreOptions: Sendable {
     /// many times: Zstandard here gives a smaller file for the cost of one pass, and keeps
     /// every commit on the faster codec.
     public var compactionCompression: PageCompression?
+    /// Whether leaves are written packed (Spec F33). Off only in tests, which need stores
+    /// with leaves as libraries before format 4 wrote them.
+    var packsLeaves = true
     /// Memory for decoded pages, shared by all snapshots of the store.
     public var cacheBytes: Int
     /// How much log is written between checkpoints.

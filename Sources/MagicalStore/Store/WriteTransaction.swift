@@ -95,7 +95,7 @@ public final class WriteTransaction {
         let (file, _) = try store.writerSnapshot()
         let writer = LogWriter(
             file: file, transaction: transactionID, position: base.end, compression: store.options.compression,
-            retention: .copies(upTo: store.options.cacheBytes / 4)
+            packsLeaves: store.options.packsLeaves, retention: .copies(upTo: store.options.cacheBytes / 4)
         )
         earlyWriter = writer
         return writer
@@ -179,7 +179,10 @@ public final class WriteTransaction {
             if earlyWriter != nil { discardEarlyPages() }
             throw error
         }
-        let writer = earlyWriter ?? LogWriter(file: file, transaction: transactionID, position: base.end, compression: store.options.compression)
+        let writer = earlyWriter ?? LogWriter(
+            file: file, transaction: transactionID, position: base.end, compression: store.options.compression,
+            packsLeaves: store.options.packsLeaves
+        )
         // The copies the commit writes are all cached, with its branches (of the pages
         // written before it, copies up to a limit).
         writer.retention = .copiesAndBranches

@@ -2,12 +2,12 @@
 
 /// Shared by the libFuzzer target (Fuzz/) and the corpus replay in `make test`.
 ///
-/// The first byte picks a page size and a page kind; the rest is taken four ways, each of
+/// The first byte picks a page size and a page kind; the rest is taken six ways, each of
 /// which must end in a typed failure or in values that answer every accessor without
-/// trapping (Spec F10-F18, F25, F27): as a frame (header then stored payload), as an LZ4
-/// block of a claimed length, as a page payload handed straight to the page parser (the
-/// frame checksum would keep most mutations away from it), and as a leaf delta applied to
-/// a sound leaf.
+/// trapping (Spec F10-F18, F25, F27, F32, F33): as a frame (header then stored payload),
+/// as an LZ4 block and as Zstandard frames of a claimed length, as a packed leaf, as a page
+/// payload handed straight to the page parser (the frame checksum would keep most
+/// mutations away from the last four), and as a leaf delta applied to a sound leaf.
 func fuzzPageDecoding(_ input: UnsafeRawBufferPointer) {
     guard let selector = input.first else { return }
     let pageSize = 512 << Int(selector & 7)
@@ -28,6 +28,9 @@ func fuzzPageDecoding(_ input: UnsafeRawBufferPointer) {
     }
     if let raw = LZ4.decompress(bytes, rawLength: pageSize) {
         precondition(raw.count == pageSize, "decompression produced the wrong length")
+    }
+    if let raw = Zstd.decompress(bytes, rawLength: pageSize) {
+        precondition(raw.count == pageSize, "Zstandard decompression produced the wrong length")
     }
 
     let isLeaf = selector & 8 != 0
