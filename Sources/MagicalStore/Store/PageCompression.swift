@@ -43,7 +43,7 @@ public enum PageCompression: Sendable, Hashable, CustomStringConvertible {
     /// Why a store cannot open with this compression, or nil when it can.
     var invalidReason: String? {
         if case .zstd(let level) = self, !Zstd.levels.contains(level) || level == 0 {
-            return "zstd level \(level) is outside \(Zstd.levels.lowerBound)...\(Zstd.levels.upperBound) or 0"
+            return "zstd level \(level) is not a level libzstd takes: \(Zstd.levels.lowerBound) to -1 (faster), or 1 to \(Zstd.levels.upperBound) (smaller)"
         }
         return nil
     }
