@@ -195,14 +195,7 @@ import Testing
 
     /// The file's leaf delta frames, by offset (compression off, so payloads are plain).
     static func deltaFrames(in bytes: [UInt8]) -> [Int] {
-        var offsets: [Int] = []
-        var position = Int(FileFormat.headerRegionSize)
-        while position + FileFormat.frameHeaderSize <= bytes.count {
-            let stored = bytes.withUnsafeBytes { Int($0.loadLittleEndian(at: position + 4, as: UInt32.self)) }
-            if bytes[position] == FrameType.leafDelta.rawValue { offsets.append(position) }
-            position += Int(FileFormat.frameSize(storedLength: stored))
-        }
-        return offsets
+        frameOffsets(in: bytes).filter { bytes[$0] == FrameType.leafDelta.rawValue }
     }
 
     /// Rewrites the base named by the delta frame at `offset`, with a fresh checksum.

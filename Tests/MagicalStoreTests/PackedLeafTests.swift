@@ -98,7 +98,7 @@ import Testing
         try reopened.close()
 
         let bytes = readFile(directory.file())
-        let types = PageCompressionTests.frameOffsets(in: bytes).map { bytes[$0] }
+        let types = frameTypes(in: bytes)
         #expect(types.contains(FrameType.packedLeaf.rawValue))
         #expect(!types.contains(FrameType.leaf.rawValue))
     }
@@ -118,7 +118,7 @@ import Testing
         try old.write { try $0.createTree("tree").putBatch(expected.map { ($0.key, $0.value) }) }
         try old.close()
         stampHeaderVersion(3, onStoreAt: directory.file())
-        var types = Set(PageCompressionTests.frameOffsets(in: readFile(directory.file())).map { readFile(directory.file())[$0] })
+        var types = frameTypes(in: readFile(directory.file()))
         #expect(types.contains(FrameType.leaf.rawValue) && !types.contains(FrameType.packedLeaf.rawValue))
         #expect(try StoreChecker(path: directory.file()).run().problems == [])
 
@@ -132,7 +132,7 @@ import Testing
         }
         try store.close()
         let bytes = readFile(directory.file())
-        types = Set(PageCompressionTests.frameOffsets(in: bytes).map { bytes[$0] })
+        types = frameTypes(in: bytes)
         #expect(types.contains(FrameType.leafDelta.rawValue))
         let report = try StoreChecker(path: directory.file()).run()
         #expect(report.problems == [])
@@ -143,7 +143,7 @@ import Testing
         _ = try compacting.compact()
         try compacting.close()
         let compacted = readFile(directory.file())
-        types = Set(PageCompressionTests.frameOffsets(in: compacted).map { compacted[$0] })
+        types = frameTypes(in: compacted)
         #expect(types.contains(FrameType.packedLeaf.rawValue) && !types.contains(FrameType.leaf.rawValue))
         #expect(try StoreChecker(path: directory.file()).run().problems == [])
         let reopened = try Store(path: directory.file(), options: StoreOptions(readOnly: true))

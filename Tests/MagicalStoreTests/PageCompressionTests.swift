@@ -22,18 +22,6 @@ import Testing
         return entries
     }
 
-    /// Where each frame of the file starts.
-    static func frameOffsets(in bytes: [UInt8]) -> [Int] {
-        var offsets: [Int] = []
-        var position = Int(FileFormat.headerRegionSize)
-        while position + FileFormat.frameHeaderSize <= bytes.count {
-            offsets.append(position)
-            let stored = bytes.withUnsafeBytes { Int($0.loadLittleEndian(at: position + 4, as: UInt32.self)) }
-            position += Int(FileFormat.frameSize(storedLength: stored))
-        }
-        return offsets
-    }
-
     /// The codec of every page frame of `types` (by default leaves, packed or not, leaf
     /// deltas and branches) in the file, from `start` on.
     static func pageCodecs(
@@ -167,7 +155,7 @@ import Testing
         let directory = TemporaryDirectory()
         try Self.write(Self.entries(from: 0, count: 500, seed: 7), to: directory.file(), with: .zstd)
         let bytes = readFile(directory.file())
-        let frame = try #require(Self.frameOffsets(in: bytes).first { bytes[$0 + 1] == FrameCodec.zstd.rawValue })
+        let frame = try #require(frameOffsets(in: bytes).first { bytes[$0 + 1] == FrameCodec.zstd.rawValue })
         for flags: UInt8 in [3, 4, 0x80] {
             var damaged = bytes
             damaged[frame + 1] = flags

@@ -76,3 +76,20 @@ func headerVersions(ofStoreAt path: String) -> [UInt32?] {
         return superblock.version
     }
 }
+
+/// Where each frame of a store file's bytes starts.
+func frameOffsets(in bytes: [UInt8]) -> [Int] {
+    var offsets: [Int] = []
+    var position = Int(FileFormat.headerRegionSize)
+    while position + FileFormat.frameHeaderSize <= bytes.count {
+        offsets.append(position)
+        let stored = bytes.withUnsafeBytes { Int($0.loadLittleEndian(at: position + 4, as: UInt32.self)) }
+        position += Int(FileFormat.frameSize(storedLength: stored))
+    }
+    return offsets
+}
+
+/// The frame types a store file's bytes hold.
+func frameTypes(in bytes: [UInt8]) -> Set<UInt8> {
+    Set(frameOffsets(in: bytes).map { bytes[$0] })
+}
