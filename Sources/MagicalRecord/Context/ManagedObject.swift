@@ -16,9 +16,10 @@ open class ManagedObject: CustomStringConvertible {
     public var managedObjectContext: ManagedObjectContext? { link.context }
     /// Its context's lock and weak reference (shared by the context's objects).
     private let link: ContextLink
-    /// Guarded by the context's lock.
-    var state: ObjectState
-    var isDeletedInContext = false
+    /// Guarded by the context's lock, which serialises every access: no runtime
+    /// exclusivity checks (see ``ManagedObjectContext``).
+    @exclusivity(unchecked) var state: ObjectState
+    @exclusivity(unchecked) var isDeletedInContext = false
 
     /// Made by contexts only: an object exists in a context (`insertObject`, fetches,
     /// `existingObject(with:)`). Subclasses inherit it and declare no initializers.

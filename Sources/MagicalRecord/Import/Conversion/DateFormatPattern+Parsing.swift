@@ -35,7 +35,7 @@ extension DateFormatPattern {
     }
 
     func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Date, ParseFailure> {
-        if let fixedLayout, let date = fixedLayout.date(bytes, literalBytes: literalBytes) { return .success(date) }
+        if let fixedLayout, let date = fixedLayout.date(bytes) { return .success(date) }
         return parseInGeneral(bytes)
     }
 
