@@ -35,9 +35,11 @@ extension ManagedObjectContext {
     private func probe(_ entity: Entity, _ position: Int, _ wanted: AttributeValue) throws(MagicalRecordError) -> ManagedObject?? {
         let snapshot = try stack.store.snapshot()
         let coder = try stack.store.coder(for: entity)
+        if let found = try probeByHint(entity, position, wanted, snapshot, coder) { return found }
         // Entries of one value are ordered by object number: the first is the one the
         // general fetch returns.
         guard let number = try snapshot.firstIndexed(coder, position, equalTo: wanted) else { return .some(nil) }
+        if position == coder.integerKeyPosition, case .integer(let key) = wanted { coder.keyHints?.note(key: key, number: number) }
         let id = ObjectID(entityName: entity.name, number: number)
         return try withLock { () throws(MagicalRecordError) -> ManagedObject?? in
             if let registered = registeredObject(id) { return .some(registered) }
@@ -45,6 +47,19 @@ extension ManagedObjectContext {
             guard let state = try snapshot.state(of: id, coder: coder), state.attributes[position] == wanted else { return nil }
             return .some(makeObject(id, entity, state))
         }
+    }
+
+    /// The object with integer key `wanted` through the key's hints (``KeyHints``): the
+    /// record the hint names, read in `snapshot`, must hold the key. Keys are unique in
+    /// every snapshot, so it is then the one object with it, as the index would say; nil
+    /// (ask the index) without a hint or when the record does not hold the key.
+    private func probeByHint(
+        _ entity: Entity, _ position: Int, _ wanted: AttributeValue, _ snapshot: StoreSnapshot, _ coder: RecordCoder
+    ) throws(MagicalRecordError) -> ManagedObject?? {
+        guard position == coder.integerKeyPosition, case .integer(let key) = wanted, let number = coder.keyHints?.number(for: key) else { return nil }
+        let id = ObjectID(entityName: entity.name, number: number)
+        guard let state = try snapshot.state(of: id, coder: coder), state.attributes[position] == wanted else { return nil }
+        return withLock { .some(registeredObject(id) ?? makeObject(id, entity, state)) }
     }
 
     /// Whether this context or a parent holds an unsaved change of an object of `entityName`.

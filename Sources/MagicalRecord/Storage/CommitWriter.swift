@@ -125,15 +125,21 @@ struct CommitWriter {
         let olds = OldStates(before: storedBefore, positions: upserts.positions, read: read, flags: upserts.flags)
         var added: [EntryBatch] = []
         var failures: [ValidationFailure] = []
+        // Integer keys written, as hints for finders by key: noted before the commit is
+        // known to succeed, which is harmless (a finder checks the record it reads).
+        var hints: [(key: Int64, number: Int64)] = []
         let limit = transaction.maximumKeyLength
         for index in writer.indexes {
             var entries = EntryBatch()
             var removed = EntryBatch()
+            let givesHints = writer.coder.keyHints != nil && index.position == writer.coder.integerKeyPosition
+            if givesHints { hints.reserveCapacity(upserts.positions.count) }
             for place in states.indices {
                 let oldValue = olds.attribute(index.position, at: place)
                 let newValue = states[place].attributes[index.position]
                 guard oldValue != newValue else { continue }
                 let number = states[place].id.number
+                if givesHints, case .integer(let key) = newValue { hints.append((key, number)) }
                 if let oldValue { removed.append(writingKey: { StoreLayout.appendIndexKey(oldValue, number, to: &$0) }, value: { _ in }) }
                 entries.append(writingKey: { StoreLayout.appendIndexKey(newValue, number, to: &$0) }, value: { _ in })
                 let length = entries.keyLength(at: entries.count - 1)
@@ -153,6 +159,7 @@ struct CommitWriter {
         }
         try writer.records.putBatch(writer.coder.encodedRecords(all, at: upserts.positions))
         try writeRelationships(of: states, olds, entity: writer.coder.entity)
+        writer.coder.keyHints?.note(hints)
         return []
     }
 

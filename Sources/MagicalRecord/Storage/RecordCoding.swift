@@ -11,6 +11,10 @@ final class RecordCoder: Sendable {
     /// attribute without one), resolved once: a point get reads two of them.
     let objectTree: TreeHandle
     let indexTrees: [TreeHandle?]
+    /// The position of the entity's key attribute when it holds integers, with the hints
+    /// of where its keys lie (``KeyHints``): a finder by key reads one tree instead of two.
+    let integerKeyPosition: Int?
+    let keyHints: KeyHints?
     /// Slot numbers by attribute position, and by relationship position (to-one only).
     private let attributeSlots: [Int]
     private let toOneSlots: [Int?]
@@ -60,6 +64,13 @@ final class RecordCoder: Sendable {
             entity.indexedAttributes.contains(attribute.name) ? TreeHandle(StoreLayout.indexTree(entity.name, attribute.name)) : nil
         }
         self.slots = slots
+        integerKeyPosition = entity.keyAttribute.flatMap(entity.slot(ofAttribute:)).flatMap { position in
+            switch entity.attributes[position].type {
+            case .integer16, .integer32, .integer64: position
+            default: nil
+            }
+        }
+        keyHints = integerKeyPosition == nil ? nil : KeyHints()
         var attributeSlots: [Int] = []
         var positions: [Int: Int] = [:]
         for (position, attribute) in entity.attributes.enumerated() {
