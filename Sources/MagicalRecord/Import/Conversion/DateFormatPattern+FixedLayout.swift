@@ -20,7 +20,7 @@ extension DateFormatPattern {
         /// one, ``digit`` where a number's digit goes.
         let template: [UInt8]
         /// ``template`` as words of 8 bytes, to check a text a word at a time (a loop per
-        /// literal and per field was two thirds of reading a date); the last word ends
+        /// literal and per field was most of reading a date); the last word ends
         /// where the text does, overlapping the one before. Empty for a text under 8 bytes.
         let words: [TemplateWord]
         /// Each number by name, read without a loop over the fields: a date is read per
@@ -118,8 +118,8 @@ extension DateFormatPattern {
                 for word in words {
                     let text = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: word.offset, as: UInt64.self))
                     guard (text ^ word.literals) & word.literalMask == 0 else { return false }
-                    // A digit minus "0" is under 10: adding 0x76 to its low seven bits leaves
-                    // the high bit clear (no carry into the next byte), which another byte sets.
+                    // A digit XOR "0" is under 10: adding 0x76 to its low seven bits leaves
+                    // the high bit clear (no carry into the next byte), which any other byte sets.
                     let offset = text ^ 0x3030_3030_3030_3030
                     guard (((offset & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7676_7676_7676_7676) | offset) & word.digitMask == 0 else { return false }
                 }
