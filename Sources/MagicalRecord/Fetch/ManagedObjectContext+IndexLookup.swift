@@ -39,7 +39,7 @@ extension ManagedObjectContext {
         // Entries of one value are ordered by object number: the first is the one the
         // general fetch returns.
         guard let number = try snapshot.firstIndexed(coder, position, equalTo: wanted) else { return .some(nil) }
-        if position == coder.integerKeyPosition, case .integer(let key) = wanted { coder.keyHints?.note(key: key, number: number) }
+        if let key = coder.hintedKey(wanted, at: position) { coder.keyHints?.note(key: key, number: number) }
         let id = ObjectID(entityName: entity.name, number: number)
         return try withLock { () throws(MagicalRecordError) -> ManagedObject?? in
             if let registered = registeredObject(id) { return .some(registered) }
@@ -56,7 +56,7 @@ extension ManagedObjectContext {
     private func probeByHint(
         _ entity: Entity, _ position: Int, _ wanted: AttributeValue, _ snapshot: StoreSnapshot, _ coder: RecordCoder
     ) throws(MagicalRecordError) -> ManagedObject?? {
-        guard position == coder.integerKeyPosition, case .integer(let key) = wanted, let number = coder.keyHints?.number(for: key) else { return nil }
+        guard let key = coder.hintedKey(wanted, at: position), let number = coder.keyHints?.number(for: key) else { return nil }
         let id = ObjectID(entityName: entity.name, number: number)
         guard let state = try snapshot.state(of: id, coder: coder), state.attributes[position] == wanted else { return nil }
         return withLock { .some(registeredObject(id) ?? makeObject(id, entity, state)) }

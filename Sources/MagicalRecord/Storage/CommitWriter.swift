@@ -132,14 +132,12 @@ struct CommitWriter {
         for index in writer.indexes {
             var entries = EntryBatch()
             var removed = EntryBatch()
-            let givesHints = writer.coder.keyHints != nil && index.position == writer.coder.integerKeyPosition
-            if givesHints { hints.reserveCapacity(upserts.positions.count) }
             for place in states.indices {
                 let oldValue = olds.attribute(index.position, at: place)
                 let newValue = states[place].attributes[index.position]
                 guard oldValue != newValue else { continue }
                 let number = states[place].id.number
-                if givesHints, case .integer(let key) = newValue { hints.append((key, number)) }
+                if let key = writer.coder.hintedKey(newValue, at: index.position) { hints.append((key, number)) }
                 if let oldValue { removed.append(writingKey: { StoreLayout.appendIndexKey(oldValue, number, to: &$0) }, value: { _ in }) }
                 entries.append(writingKey: { StoreLayout.appendIndexKey(newValue, number, to: &$0) }, value: { _ in })
                 let length = entries.keyLength(at: entries.count - 1)

@@ -102,6 +102,13 @@ final class RecordCoder: Sendable {
         emptyRelationships = entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) }
     }
 
+    /// The key `value` gives at attribute `position` when it is a hinted one (the entity's
+    /// integer key, an integer): what ``keyHints`` are noted and asked by.
+    func hintedKey(_ value: AttributeValue, at position: Int) -> Int64? {
+        guard position == integerKeyPosition, case .integer(let key) = value else { return nil }
+        return key
+    }
+
     /// Which properties a partial decode materialises: a flag per attribute position, and
     /// whether to-one references are read. The others keep their defaults (a partial
     /// state, never to be handed out as the object's).
