@@ -63,9 +63,14 @@ open class ManagedObject: CustomStringConvertible {
 
     /// The attribute at `position` of the entity's attributes, named `key`; nil: the
     /// entity has no such attribute.
-    @usableFromInline func attributeValue(at position: Int?, forKey key: String) throws(MagicalRecordError) -> AttributeValue {
+    func attributeValue(at position: Int?, forKey key: String) throws(MagicalRecordError) -> AttributeValue {
         guard let position else { throw .unknownAttribute(entity: entity.name, name: key) }
-        return withContextLock { state.attributes[position] }
+        return attributeValue(at: position)
+    }
+
+    /// The attribute at `position` of the entity's attributes.
+    @usableFromInline func attributeValue(at position: Int) -> AttributeValue {
+        withContextLock { state.attributes[position] }
     }
 
     /// Sets attribute `key`. Integers are range-checked for their width, and numbers

@@ -40,18 +40,20 @@ public struct Field<Value: AttributeConvertible>: DeclaredProperty {
         // across modules, each read looked the optional's type metadata up at run time (a
         // quarter of a typed read).
         @inlinable get {
-            let (name, position) = PropertyName.attribute(storage: storageKeyPath, entity: object.entity) {
+            let position = PropertyName.position(storage: storageKeyPath, entity: object.entity) {
                 object[keyPath: storageKeyPath].declaredName
             }
-            let stored: AttributeValue
-            do {
-                stored = try object.attributeValue(at: position, forKey: name)
-            } catch {
-                object.readFailed(name, error.description)
+            guard let position else {
+                let name = PropertyName.resolve(object[keyPath: storageKeyPath].declaredName, storage: storageKeyPath)
+                object.readFailed(name, MagicalRecordError.unknownAttribute(entity: object.entity.name, name: name).description)
                 return Value.valueForNil
             }
+            let stored = object.attributeValue(at: position)
             if let value = Value(attributeValue: stored) { return value }
-            if !stored.isNull { object.readFailed(name, "\(stored) does not read as \(Value.self)") }
+            if !stored.isNull {
+                let name = PropertyName.resolve(object[keyPath: storageKeyPath].declaredName, storage: storageKeyPath)
+                object.readFailed(name, "\(stored) does not read as \(Value.self)")
+            }
             return Value.valueForNil
         }
         set {
