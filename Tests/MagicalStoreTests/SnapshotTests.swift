@@ -49,6 +49,32 @@ import Testing
         #expect(try store.read().treeIfPresent("later") == nil)
     }
 
+    /// `isLatest` tells a snapshot of the latest commit from one a commit, a compaction
+    /// or closing has left behind, as a cache of snapshots relies on.
+    @Test func aSnapshotIsLatestUntilACommitOrCompactionFollowsIt() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none))
+        try store.write { transaction in try transaction.createTree("tree").put(numberKey(1), [1]) }
+        let first = try store.read()
+        let identity = try #require(first.commitIdentity)
+        #expect(store.isLatest(identity))
+        // Snapshots of one commit share their identity.
+        #expect(try store.read().commitIdentity == identity)
+        try store.write { transaction in try transaction.tree("tree").put(numberKey(2), [2]) }
+        #expect(!store.isLatest(identity))
+        let second = try store.read()
+        let secondIdentity = try #require(second.commitIdentity)
+        #expect(secondIdentity != identity && store.isLatest(secondIdentity))
+        // A compaction keeps the commit but moves it to a new file.
+        try store.compact()
+        #expect(!store.isLatest(secondIdentity))
+        let compacted = try #require(try store.read().commitIdentity)
+        #expect(store.isLatest(compacted))
+        try store.close()
+        #expect(!store.isLatest(compacted))
+        _ = (first, second)
+    }
+
     @Test func concurrentReadersSeeWholeCommitsOnly() async throws {
         // The writer keeps every value of a commit equal, and the count in a marker key;
         // readers on other threads must always see a consistent state.

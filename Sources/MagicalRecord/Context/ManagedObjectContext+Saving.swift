@@ -25,7 +25,7 @@ extension ManagedObjectContext {
             if let parent {
                 parent.absorb(changes)
             } else {
-                try stack.store.commit(changes)
+                try stack.commit(changes)
             }
             forgetChanges()
             return changes

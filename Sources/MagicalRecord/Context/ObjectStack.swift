@@ -1,3 +1,4 @@
+import MagicalStore
 import Synchronization
 
 /// What the contexts of one store share: the store, and the contexts to tell when the
@@ -5,9 +6,45 @@ import Synchronization
 final class ObjectStack: Sendable {
     let store: ObjectStore
     private let contexts = Mutex<[WeakContext]>([])
+    /// The snapshot ``latestSnapshot()`` handed out last. Kept here, not in the store,
+    /// which each snapshot references.
+    private let latest = Mutex<(snapshot: StoreSnapshot, identity: ObjectIdentifier)?>(nil)
 
     init(store: ObjectStore) {
         self.store = store
+    }
+
+    /// The latest committed state, as ``ObjectStore/snapshot()``, handed out again while
+    /// no commit or compaction has followed it: a point get took a snapshot of its own,
+    /// and making and freeing it (the engine's read, the object) was a twentieth of the
+    /// get. Commits and compactions through this stack drop it, so it keeps no superseded
+    /// pages or file alive; one made otherwise is noticed by the engine (``Store/isLatest(_:)``).
+    func latestSnapshot() throws(MagicalRecordError) -> StoreSnapshot {
+        if let cached = latest.withLock({ $0 }), store.store.isLatest(cached.identity) { return cached.snapshot }
+        let made = try store.snapshot()
+        if let identity = made.transaction.commitIdentity { latest.withLock { $0 = (made, identity) } }
+        return made
+    }
+
+    func commit(_ changes: ChangeSet) throws(MagicalRecordError) {
+        defer { dropLatestSnapshot() }
+        try store.commit(changes)
+    }
+
+    func compact() throws(MagicalRecordError) -> CompactionResult {
+        defer { dropLatestSnapshot() }
+        return try store.compact()
+    }
+
+    func close() throws(MagicalRecordError) {
+        dropLatestSnapshot()
+        try store.close()
+    }
+
+    private func dropLatestSnapshot() {
+        // Released outside the lock: the last reference frees what the snapshot kept.
+        let dropped = latest.withLock { $0.take() }
+        _ = consume dropped
     }
 
     /// The root saving context (private queue, attached to the store) and the default

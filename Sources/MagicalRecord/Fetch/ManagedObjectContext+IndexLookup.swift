@@ -33,7 +33,7 @@ extension ManagedObjectContext {
     }
 
     private func probe(_ entity: Entity, _ position: Int, _ wanted: AttributeValue) throws(MagicalRecordError) -> ManagedObject?? {
-        let snapshot = try stack.store.snapshot()
+        let snapshot = try stack.latestSnapshot()
         let coder = try stack.store.coder(for: entity)
         if let found = try probeByHint(entity, position, wanted, snapshot, coder) { return found }
         // Entries of one value are ordered by object number: the first is the one the

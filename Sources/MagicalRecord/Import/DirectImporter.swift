@@ -236,7 +236,7 @@ struct DirectImporter {
 
     /// Commits a built batch and counts it in `result`; returns what it changed.
     func commit(_ built: BuiltBatch, result: inout ImportResult) throws(MagicalRecordError) -> ImportCommit {
-        try context.stack.store.commit(built.changes)
+        try context.stack.commit(built.changes)
         context.mergeCommitted(built.changes)
         for other in context.stack.contexts(excluding: context) { other.mergeCommitted(built.changes) }
         Log.saved(context, built.changes)

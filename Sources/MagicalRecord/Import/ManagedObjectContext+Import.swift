@@ -232,14 +232,14 @@ extension ManagedObjectContext {
     /// garbage at least equals, so the file stays within twice its live size. The import
     /// is committed either way: a compaction that fails is logged, and leaves the old file.
     private func reclaimSpaceIfMostlyDead() {
-        let store = stack.store.store
+        let path = stack.store.path
         do {
-            let info = try store.info()
+            let info = try stack.store.store.info()
             guard info.deadBytes > info.liveBytes else { return }
-            let result = try store.compact()
-            Log.log(.info, "import reclaimed space: compacted \(store.path) from \(result.bytesBefore) to \(result.bytesAfter) bytes")
+            let result = try stack.compact()
+            Log.log(.info, "import reclaimed space: compacted \(path) from \(result.bytesBefore) to \(result.bytesAfter) bytes")
         } catch {
-            Log.log(.error, "import committed; compacting \(store.path) afterwards failed, the file keeps its dead pages: \(error)")
+            Log.log(.error, "import committed; compacting \(path) afterwards failed, the file keeps its dead pages: \(error)")
         }
     }
 

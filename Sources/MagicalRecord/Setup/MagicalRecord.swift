@@ -78,7 +78,7 @@ public enum MagicalRecord {
             defaults.defaultContext = nil
             return stack
         }
-        try? stack?.store.close()
+        try? stack?.close()
     }
 
     /// Where named stores live: `$XDG_DATA_HOME/<process name>`, else

@@ -67,11 +67,11 @@ public final class PersistentStack: Sendable {
     /// compaction). Snapshots already taken keep reading; unsaved changes are not touched.
     @discardableResult
     public func compact() throws(MagicalRecordError) -> CompactionResult {
-        try withStoreErrors { try stack.store.store.compact() }
+        try stack.compact()
     }
 
     /// Closes the store. Contexts of this stack cannot read or save afterwards.
     public func close() throws(MagicalRecordError) {
-        try withStoreErrors { try stack.store.close() }
+        try stack.close()
     }
 }

@@ -147,6 +147,11 @@ final class ObjectStore: Sendable {
         }
     }
 
+    /// Copies the live pages into a new file (the engine's ``Store/compact()``).
+    func compact() throws(MagicalRecordError) -> CompactionResult {
+        try withStoreErrors { try store.compact() }
+    }
+
     func close() throws(MagicalRecordError) {
         try withStoreErrors { try store.close() }
     }

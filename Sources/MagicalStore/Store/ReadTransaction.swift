@@ -16,6 +16,11 @@ public struct ReadTransaction: Sendable {
     /// The id of the commit this snapshot reads.
     public var transactionID: UInt64 { commit.transaction }
 
+    /// What ``Store/isLatest(_:)`` knows this snapshot by while it lives: the catalog
+    /// directory it shares with the other snapshots of its commit and file. Nil for a
+    /// snapshot without one (a write transaction's).
+    public var commitIdentity: ObjectIdentifier? { directory.map(ObjectIdentifier.init) }
+
     private var catalogRoot: ChildReference? {
         commit.record.catalogRoot == 0 ? nil : .page(commit.record.catalogRoot)
     }

@@ -146,6 +146,16 @@ public final class Store: Sendable {
         return ReadTransaction(reader: SnapshotReader(file: file, transaction: latest.transaction), commit: latest, directory: directory)
     }
 
+    /// Whether the snapshot of `identity` (``ReadTransaction/commitIdentity``), which its
+    /// holder keeps alive, still reads the latest commit of the open file: no commit or
+    /// compaction has followed it, and the store is not closed.
+    public func isLatest(_ identity: ObjectIdentifier) -> Bool {
+        state.withLock { state in
+            guard let file = state.file, let directory = state.directory, ObjectIdentifier(directory) == identity else { return false }
+            return directory.isFor(file, state.latest)
+        }
+    }
+
     /// Runs `body` on a snapshot of the latest commit.
     public func read<T>(_ body: (ReadTransaction) throws -> T) throws -> T {
         try body(read())
