@@ -59,7 +59,7 @@ extension ManagedObjectContext {
         guard let key = coder.hintedKey(wanted, at: position), let number = coder.keyHints?.number(for: key) else { return nil }
         let id = ObjectID(entityName: entity.name, number: number)
         guard let state = try snapshot.state(of: id, coder: coder), state.attributes[position] == wanted else { return nil }
-        return withLock { .some(registeredObject(id) ?? makeObject(id, entity, state)) }
+        return .some(registeredObject(id, orMadeFrom: state, of: entity))
     }
 
     /// Whether this context or a parent holds an unsaved change of an object of `entityName`.
