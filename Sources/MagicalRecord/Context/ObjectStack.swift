@@ -42,9 +42,8 @@ final class ObjectStack: Sendable {
     }
 
     private func dropLatestSnapshot() {
-        // Released outside the lock: the last reference frees what the snapshot kept.
-        let dropped = latest.withLock { $0.take() }
-        _ = consume dropped
+        // Released once the lock is let go: the last reference frees what it kept.
+        _ = latest.withLock { $0.take() }
     }
 
     /// The root saving context (private queue, attached to the store) and the default

@@ -44,10 +44,7 @@ private final class AttributeCache: Sendable {
     }
 
     func remember(storage: AnyKeyPath, entity: Entity, position: Int?) {
-        table.withLock { table in
-            guard table.count < Self.limit else { return }
-            table.insert(keyPath: storage, entity: entity, position: position)
-        }
+        table.withLock { $0.insert(keyPath: storage, entity: entity, position: position, upTo: Self.limit) }
     }
 
     /// Open addressing on the key path's identity, with linear probing at most half full.
@@ -59,12 +56,14 @@ private final class AttributeCache: Sendable {
     private struct IdentityTable: @unchecked Sendable {
         /// Key path identities; 0 is an empty slot.
         private var keys: [UInt] = Array(repeating: 0, count: 64)
+        /// The owners' entities as identities: a look-up compares integers only, and
+        /// retains nothing.
         private var entities: [ObjectIdentifier?] = Array(repeating: nil, count: 64)
         /// The position, or -1 for none.
         private var positions: [Int] = Array(repeating: -1, count: 64)
         /// What keeps each identity from being reused.
         private var owners: [(AnyKeyPath, Entity)?] = Array(repeating: nil, count: 64)
-        private(set) var count = 0
+        private var count = 0
 
         func position(keyPath: ObjectIdentifier, entity: ObjectIdentifier) -> Lookup {
             let key = UInt(bitPattern: keyPath)
@@ -79,11 +78,15 @@ private final class AttributeCache: Sendable {
             return .unknown
         }
 
-        mutating func insert(keyPath: AnyKeyPath, entity: Entity, position: Int?) {
+        /// Adds or replaces the entry of `keyPath`; a new one only while fewer than `limit`.
+        mutating func insert(keyPath: AnyKeyPath, entity: Entity, position: Int?, upTo limit: Int) {
             let key = UInt(bitPattern: ObjectIdentifier(keyPath))
             var index = home(key)
             while keys[index] != 0, keys[index] != key { index = (index + 1) & (keys.count - 1) }
-            if keys[index] == 0 { count += 1 }
+            if keys[index] == 0 {
+                guard count < limit else { return }
+                count += 1
+            }
             keys[index] = key
             entities[index] = ObjectIdentifier(entity)
             positions[index] = position ?? -1
@@ -100,7 +103,7 @@ private final class AttributeCache: Sendable {
             owners = Array(repeating: nil, count: capacity)
             count = 0
             for entry in entries {
-                insert(keyPath: entry.owner.0, entity: entry.owner.1, position: entry.position < 0 ? nil : entry.position)
+                insert(keyPath: entry.owner.0, entity: entry.owner.1, position: entry.position < 0 ? nil : entry.position, upTo: .max)
             }
         }
 
