@@ -1,5 +1,3 @@
-import Foundation
-
 /// What a context's objects hold of it: its lock, strongly, and the context itself,
 /// weakly; one per context, shared by all its objects. An object locks its state
 /// without loading a weak reference, and making or dropping an object changes one plain
@@ -9,13 +7,11 @@ import Foundation
 final class ContextLink: @unchecked Sendable {
     /// The context's lock (``ManagedObjectContext/withLock(_:)``): it guards the
     /// context's bookkeeping and its objects' states.
-    let lock = NSRecursiveLock()
+    let lock = RecursiveLock()
     /// Nil once the context is gone.
     weak var context: ManagedObjectContext?
 
     func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try lock.withLock(body)
     }
 }
