@@ -11,8 +11,7 @@ extension ManagedObject: ObjectIdentified {}
 /// A point get looks its id up and registers the object it makes, and the objects a loop
 /// of gets drops are swept out later: through a `Dictionary`, hashing the id (SipHash) on
 /// each of those steps, and deleting each dead entry one by one, cost a twentieth of a
-/// get. Here an id's place is one multiplication, and a sweep moves the live objects into
-/// a fresh table and lets the old one, with the dead, go at once.
+/// get. Here an id's place is one multiplication, and a sweep takes the dead out in place.
 struct ObjectTable<Object: ObjectIdentified> {
     private var slots: [Object?]
     /// 64 minus the bits of the capacity: a home slot is the top bits of the hashed number.
@@ -56,7 +55,29 @@ struct ObjectTable<Object: ObjectIdentified> {
     /// Takes the object registered for `id` out of the table.
     @discardableResult
     mutating func remove(_ id: ObjectID) -> Object? {
-        guard case (var hole, true) = place(of: id) else { return nil }
+        guard case (let index, true) = place(of: id) else { return nil }
+        return remove(at: index)
+    }
+
+    /// Lets go of every object only this table holds, in place: a sweep into a fresh
+    /// table allocated one every few point gets (a loop of gets sweeps often).
+    mutating func removeUnreferenced() {
+        var index = 0
+        while index < slots.count {
+            if isKnownUniquelyReferenced(&slots[index]) {
+                // A later entry may have moved back into this slot: looked at again. No
+                // entry moves forward, so none is passed over.
+                remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    /// Takes the entry at `index` out of the table.
+    @discardableResult
+    private mutating func remove(at index: Int) -> Object? {
+        var hole = index
         let removed = slots[hole].take()
         count -= 1
         // Backward shift: an entry after the hole moves into it unless its home lies
@@ -73,11 +94,6 @@ struct ObjectTable<Object: ObjectIdentified> {
             next = (next + 1) & mask
         }
         return removed
-    }
-
-    /// Lets go of every object only this table holds.
-    mutating func removeUnreferenced() {
-        rehash(capacity: slots.count) { !isKnownUniquelyReferenced(&$0) }
     }
 
     /// Gives back memory when `entries` fit in a quarter of the table or less (a table
