@@ -22,17 +22,33 @@ public final class Store: Sendable {
     private let writerGate = DispatchSemaphore(value: 1)
     let state: Mutex<State>
 
+    /// Which directory reads the latest commit of the open file, kept by ``State`` as it
+    /// changes: ``isLatest(_:)`` reads it without the lock (a point get asks it each time).
+    private let latestDirectory: LatestDirectory
+
+    final class LatestDirectory: Sendable {
+        /// The bits of the directory's identity; 0: none.
+        let bits = Atomic<UInt>(0)
+    }
+
     struct State {
         /// Nil once closed.
-        var file: StoreFile?
-        var latest: CommitPoint
+        var file: StoreFile? { didSet { noteLatestDirectory() } }
+        var latest: CommitPoint { didSet { noteLatestDirectory() } }
         var superblock: Superblock
         /// Every byte before this offset is known to be synced.
         var syncedThrough: UInt64
         /// Set when a failed write or sync leaves the file in a state we cannot vouch for.
         var poisoned: String?
         /// The catalog entries readers of `latest` have looked up.
-        var directory: TreeDirectory?
+        var directory: TreeDirectory? { didSet { noteLatestDirectory() } }
+        /// The store's ``Store/latestDirectory``.
+        let latestDirectory: LatestDirectory
+
+        private func noteLatestDirectory() {
+            let bits = if let file, let directory, directory.isFor(file, latest) { UInt(bitPattern: ObjectIdentifier(directory)) } else { UInt(0) }
+            latestDirectory.bits.store(bits, ordering: .releasing)
+        }
     }
 
     // MARK: Opening
@@ -74,9 +90,11 @@ public final class Store: Sendable {
         self.path = path
         self.options = options
         self.processLock = lock
+        let latestDirectory = LatestDirectory()
+        self.latestDirectory = latestDirectory
         self.state = Mutex(State(
             file: file, latest: outcome.latest, superblock: superblock,
-            syncedThrough: outcome.latest.end, poisoned: nil
+            syncedThrough: outcome.latest.end, poisoned: nil, latestDirectory: latestDirectory
         ))
         if !options.readOnly {
             if outcome.tailBytes > 0 { try raw.truncate(to: outcome.latest.end) }
@@ -150,10 +168,8 @@ public final class Store: Sendable {
     /// holder keeps alive, still reads the latest commit of the open file: no commit or
     /// compaction has followed it, and the store is not closed.
     public func isLatest(_ identity: ObjectIdentifier) -> Bool {
-        state.withLock { state in
-            guard let file = state.file, let directory = state.directory, ObjectIdentifier(directory) == identity else { return false }
-            return directory.isFor(file, state.latest)
-        }
+        // The holder keeps the directory alive, so no other can have its identity since.
+        latestDirectory.bits.load(ordering: .acquiring) == UInt(bitPattern: identity)
     }
 
     /// Runs `body` on a snapshot of the latest commit.
