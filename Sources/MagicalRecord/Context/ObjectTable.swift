@@ -49,7 +49,7 @@ struct ObjectTable<Object: ObjectIdentified> {
         slots[index] = object
         if found { return }
         count += 1
-        if count * 2 > slots.count { rehash(capacity: slots.count * 2, keepingOnly: { _ in true }) }
+        if count * 2 > slots.count { rehash(capacity: slots.count * 2) }
     }
 
     /// Takes the object registered for `id` out of the table.
@@ -101,7 +101,7 @@ struct ObjectTable<Object: ObjectIdentified> {
     mutating func shrink(toHold entries: Int) {
         var capacity = Self.minimumCapacity
         while capacity < max(entries, count) * 2 { capacity *= 2 }
-        if capacity * 4 <= slots.count { rehash(capacity: capacity, keepingOnly: { _ in true }) }
+        if capacity * 4 <= slots.count { rehash(capacity: capacity) }
     }
 
     mutating func removeAll() {
@@ -111,13 +111,11 @@ struct ObjectTable<Object: ObjectIdentified> {
     /// Every registered object, in no particular order.
     var objects: [Object] { slots.compactMap { $0 } }
 
-    /// Moves the entries `keep` accepts into a table of `capacity` slots; the rest are
-    /// released with the old slots.
-    private mutating func rehash(capacity: Int, keepingOnly keep: (inout Object) -> Bool) {
+    /// Moves every entry into a table of `capacity` slots.
+    private mutating func rehash(capacity: Int) {
         var rebuilt = ObjectTable(capacity: capacity)
         for index in slots.indices {
-            guard var object = slots[index].take() else { continue }
-            if keep(&object) { rebuilt.insertNew(object) }
+            if let object = slots[index].take() { rebuilt.insertNew(object) }
         }
         self = rebuilt
     }
