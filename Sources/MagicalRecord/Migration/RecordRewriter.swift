@@ -86,7 +86,7 @@ struct RecordRewriter: Sendable {
                 switch action {
                 case .copy?:
                     builder.beginValue(slot: slot)
-                    builder.values.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
+                    builder.appendValueBytes(UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
                 case .move(let position)?:
                     moved(position, code, Int64(target))
                 default: break
@@ -97,7 +97,7 @@ struct RecordRewriter: Sendable {
             case .copy?:
                 guard RecordCoder.skipValue(tag, &reader) else { throw damaged(number) }
                 builder.beginValue(slot: slot)
-                builder.values.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
+                builder.appendValueBytes(UnsafeRawBufferPointer(rebasing: raw[start..<reader.position]))
             case .convert(let origin, let keepsNull)?:
                 guard let value = RecordCoder.readValue(tag, &reader) else { throw damaged(number) }
                 let converted = origin.apply(value)

@@ -148,8 +148,11 @@ final class RecordCoder: Sendable {
     /// Appends the record of `state` to `record` (a batch's buffer), built in `builder`.
     func encode(_ state: ObjectState, using builder: inout RecordLayout.Builder, into record: inout [UInt8]) {
         builder.reset()
-        for (position, value) in state.attributes.enumerated() where !value.isNull || writesNull[position] {
-            builder.add(value, slot: attributeSlots[position])
+        // Values are read in place, not copied out of the array (a retain and a release each).
+        state.attributes.withUnsafeBufferPointer { values in
+            for position in values.indices where !values[position].isNull || writesNull[position] {
+                builder.add(values[position], slot: attributeSlots[position])
+            }
         }
         for (position, relationship) in state.relationships.enumerated() {
             guard let slot = toOneSlots[position], case .toOne(let target?) = relationship else { continue }
@@ -160,9 +163,11 @@ final class RecordCoder: Sendable {
             }
             guard let code else { continue }
             builder.beginValue(slot: slot)
-            builder.values.append(Tag.object)
-            builder.values.appendVarint(code)
-            builder.values.appendVarint(Int(target.number))
+            builder.appendValueBytes(upTo: 21) { start in
+                start.storeBytes(of: Tag.object, as: UInt8.self)
+                let size = 1 + RecordLayout.Builder.storeVarint(UInt64(code), at: start + 1)
+                return size + RecordLayout.Builder.storeVarint(UInt64(target.number), at: start + size)
+            }
         }
         builder.write(entityCode: entityCode, into: &record)
     }
@@ -462,53 +467,49 @@ final class RecordCoder: Sendable {
         }
     }
 
-    static func append(_ value: AttributeValue, to bytes: inout [UInt8]) {
+    static func append(_ value: AttributeValue, to builder: inout RecordLayout.Builder) {
         switch value {
         case .null:
-            bytes.append(Tag.null)
+            builder.appendValueBytes(tag: Tag.null)
         case .integer(let number):
-            bytes.append(Tag.integer)
-            bytes.appendVarint(zigzag(number))
+            builder.appendValueBytes(upTo: 11) { start in
+                start.storeBytes(of: Tag.integer, as: UInt8.self)
+                return 1 + RecordLayout.Builder.storeVarint(zigzag(number), at: start + 1)
+            }
         case .double(let number):
             if let whole = compactWhole(number) {
-                bytes.append(Tag.wholeDouble)
-                bytes.appendLittleEndian(whole)
+                builder.appendValueBytes(tag: Tag.wholeDouble, littleEndian: whole)
             } else if let hundredths = hundredths(of: number) {
-                bytes.append(Tag.hundredthsDouble)
-                bytes.appendLittleEndian(hundredths)
+                builder.appendValueBytes(tag: Tag.hundredthsDouble, littleEndian: hundredths)
             } else {
-                bytes.append(Tag.double)
-                bytes.appendLittleEndian(number.bitPattern)
+                builder.appendValueBytes(tag: Tag.double, littleEndian: number.bitPattern)
             }
         case .float(let number):
-            bytes.append(Tag.float)
-            bytes.appendLittleEndian(number.bitPattern)
+            builder.appendValueBytes(tag: Tag.float, littleEndian: number.bitPattern)
         case .decimal(let number):
-            bytes.append(Tag.decimal)
-            appendText(number.description, to: &bytes)
+            appendText(number.description, tag: Tag.decimal, to: &builder)
         case .bool(let flag):
-            bytes.append(flag ? Tag.true : Tag.false)
+            builder.appendValueBytes(tag: flag ? Tag.true : Tag.false)
         case .string(let text):
-            bytes.append(Tag.string)
-            appendText(text, to: &bytes)
+            appendText(text, tag: Tag.string, to: &builder)
         case .date(let date):
             if let seconds = compactWhole(date.timeIntervalSince1970) {
-                bytes.append(Tag.wholeSecondsDate)
-                bytes.appendLittleEndian(seconds)
+                builder.appendValueBytes(tag: Tag.wholeSecondsDate, littleEndian: seconds)
             } else {
-                bytes.append(Tag.date)
-                bytes.appendLittleEndian(date.timeIntervalSince1970.bitPattern)
+                builder.appendValueBytes(tag: Tag.date, littleEndian: date.timeIntervalSince1970.bitPattern)
             }
         case .data(let data):
-            bytes.append(Tag.data)
-            bytes.appendVarint(data.count)
-            bytes += data
+            data.withUnsafeBytes { builder.appendValueBytes(tag: Tag.data, lengthPrefixed: $0) }
         case .uuid(let uuid):
-            bytes.append(Tag.uuid)
-            withUnsafeBytes(of: uuid.uuid) { bytes += $0 }
+            withUnsafeBytes(of: uuid.uuid) { bytes in
+                builder.appendValueBytes(upTo: 17) { start in
+                    start.storeBytes(of: Tag.uuid, as: UInt8.self)
+                    (start + 1).copyMemory(from: bytes.baseAddress!, byteCount: 16)
+                    return 17
+                }
+            }
         case .uri(let url):
-            bytes.append(Tag.uri)
-            appendText(url.absoluteString, to: &bytes)
+            appendText(url.absoluteString, tag: Tag.uri, to: &builder)
         }
     }
 
@@ -534,9 +535,9 @@ final class RecordCoder: Sendable {
         return (Double(hundredths) / 100).bitPattern == number.bitPattern ? hundredths : nil
     }
 
-    private static func appendText(_ text: String, to bytes: inout [UInt8]) {
-        bytes.appendVarint(text.utf8.count)
-        bytes += text.utf8
+    private static func appendText(_ text: String, tag: UInt8, to builder: inout RecordLayout.Builder) {
+        var text = text
+        text.withUTF8 { builder.appendValueBytes(tag: tag, lengthPrefixed: UnsafeRawBufferPointer($0)) }
     }
 
     static func readValue(_ tag: UInt8, _ reader: inout ByteReader) -> AttributeValue? {

@@ -147,6 +147,38 @@ import Testing
         }
     }
 
+    /// A known state, byte for byte as Spec/OBJECT-STORE.md section 4 lays records out (so
+    /// that a faster encoder cannot change the format): noteID 300, title "Hi", no body,
+    /// rating 2.5 (hundredths), written at 1,000 s (whole seconds), pinned, author #5.
+    private func knownState() throws -> ObjectState {
+        let entity = try #require(Self.model.entity(named: "Note"))
+        var state = ObjectState(id: ObjectID(entityName: "Note", number: 9), entity: entity)
+        state.attributes = [.integer(300), .string("Hi"), .null, .double(2.5), .date(Date(timeIntervalSince1970: 1000)), .bool(true)]
+        state.relationships = [.toOne(ObjectID(entityName: "Author", number: 5))]
+        return state
+    }
+
+    private static let knownValues: [[UInt8]] = [
+        [1, 0xD8, 0x04], [7, 2, 0x48, 0x69], [14, 0xFA, 0, 0, 0], [15, 0xE8, 0x03, 0, 0], [6], [12, 2, 5],
+    ]
+
+    @Test func anOffsetTableIsWrittenByteForByteAsSpecified() throws {
+        let bytes = try coder(slots: [0, 1, 2, 3, 4, 5, 6]).encode(try knownState())
+        // Version 5 (1-byte offsets), entity code 1, presence of slots 0, 1, 3, 4, 5 and 6,
+        // then where values 2 to 6 start, counted from the first value.
+        let table: [UInt8] = [5, 1, 0x7B, 3, 7, 12, 17, 18]
+        #expect(bytes == table + Self.knownValues.joined())
+    }
+
+    @Test func aSlotListIsWrittenByteForByteAsSpecified() throws {
+        let bytes = try coder(slots: [0, 64, 2, 3, 4, 5, 6]).encode(try knownState())
+        // Version 8, entity code 1, six fields in ascending slot order: 0, 3, 4, 5, 6, 64.
+        var expected: [UInt8] = [8, 1, 6]
+        for (slot, value) in zip([0, 3, 4, 5, 6], [0, 2, 3, 4, 5].map { Self.knownValues[$0] }) { expected += [UInt8(slot)] + value }
+        expected += [64] + Self.knownValues[1]
+        #expect(bytes == expected)
+    }
+
     /// Records as the first versions wrote every record: a slot list (version 1), whatever
     /// the slots, with doubles and dates in 8 bytes.
     @Test func slotListsOfSmallSlotsStillRead() throws {
