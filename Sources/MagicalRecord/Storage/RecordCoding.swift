@@ -148,11 +148,8 @@ final class RecordCoder: Sendable {
     /// Appends the record of `state` to `record` (a batch's buffer), built in `builder`.
     func encode(_ state: ObjectState, using builder: inout RecordLayout.Builder, into record: inout [UInt8]) {
         builder.reset()
-        // Values are read in place, not copied out of the array (a retain and a release each).
-        state.attributes.withUnsafeBufferPointer { values in
-            for position in values.indices where !values[position].isNull || writesNull[position] {
-                builder.add(values[position], slot: attributeSlots[position])
-            }
+        for (position, value) in state.attributes.enumerated() where !value.isNull || writesNull[position] {
+            builder.add(value, slot: attributeSlots[position])
         }
         for (position, relationship) in state.relationships.enumerated() {
             guard let slot = toOneSlots[position], case .toOne(let target?) = relationship else { continue }
