@@ -213,15 +213,7 @@ enum RecordLayout {
         /// Stores `value` as a varint at `start` (room for 10 bytes); returns its size.
         @inline(__always)
         static func storeVarint(_ value: UInt64, at start: UnsafeMutableRawPointer) -> Int {
-            var remaining = value
-            var size = 0
-            while remaining >= 0x80 {
-                start.storeBytes(of: UInt8(truncatingIfNeeded: remaining) | 0x80, toByteOffset: size, as: UInt8.self)
-                remaining >>= 7
-                size += 1
-            }
-            start.storeBytes(of: UInt8(remaining), toByteOffset: size, as: UInt8.self)
-            return size + 1
+            UnsafeMutableRawBufferPointer(start: start, count: 10).storeVarint(value, at: 0)
         }
 
         /// Appends the record to `record`.

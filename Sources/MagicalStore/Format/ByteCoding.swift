@@ -28,8 +28,15 @@ extension Array where Element == UInt8 {
 extension UnsafeMutableRawBufferPointer {
     /// Writes `value` as a varint at `offset`, which has room for it; returns the offset
     /// after it.
-    func storeVarint(_ value: Int, at offset: Int) -> Int {
-        var remaining = UInt64(value)
+    @inlinable
+    public func storeVarint(_ value: Int, at offset: Int) -> Int {
+        storeVarint(UInt64(value), at: offset)
+    }
+
+    /// The same for an unsigned value (a presence mask may use all 64 bits).
+    @inlinable
+    public func storeVarint(_ value: UInt64, at offset: Int) -> Int {
+        var remaining = value
         var offset = offset
         while remaining >= 0x80 {
             self[offset] = UInt8(truncatingIfNeeded: remaining) | 0x80
