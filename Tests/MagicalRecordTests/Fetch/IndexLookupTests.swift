@@ -104,6 +104,10 @@ import Testing
         let fresh = try #require(try IndexedSample.findFirst(byAttribute: "sampleID", withValue: 2, in: stack.root))
         #expect(fresh["name"] == .string("same"))
         #expect(try IndexedSample.findFirst(byAttribute: "sampleID", withValue: 2, in: stack.root) === fresh)
+        // A context given as an optional takes the overload that resolves it: the same answer.
+        let optional: ManagedObjectContext? = stack.root
+        #expect(try IndexedSample.findFirst(byAttribute: "sampleID", withValue: 2, in: optional) === fresh)
+        #expect(try IndexedSample.findFirst(byAttribute: "sampleID", withValue: 3, in: optional) == nil)
     }
 
     @Test func unsavedChangesAnywhereInTheChainTakeTheGeneralFetch() throws {
