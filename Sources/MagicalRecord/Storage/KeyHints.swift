@@ -39,9 +39,9 @@ final class KeyHints: Sendable {
         private var ways: Int
         private var bucketShift: UInt64
         /// Hints noted since the table last grew: it doubles once they outnumber half its
-        /// slots. Doubling at twice as many held 46% of a 1M-record import's keys in
-        /// 512 Ki slots; at half, 74% in 1 Mi (a simulation of the import's shuffled keys),
-        /// in the memory 16-byte slots took before.
+        /// slots. With one place per key, doubling at twice as many held 46% of a
+        /// 1M-record import's keys in 512 Ki slots; at half, 74% in 1 Mi (a simulation of
+        /// the import's shuffled keys), in the memory 16-byte slots took before.
         var notedSinceGrowth = 0
         /// Hints handed out (tests check the short way is taken).
         var answered = 0
