@@ -16,6 +16,8 @@ extension Store {
         guard !options.readOnly else { throw StoreError.readOnly }
         let transaction = try beginWrite()
         defer { transaction.rollback() }
+        // Its threads' Zstandard contexts are not wanted until the next one.
+        defer { Zstd.releaseIdleContexts() }
         var snapshot = transaction.reader
         snapshot.cachesPages = false
         let base = state.withLock { state -> CommitPoint in state.latest }

@@ -306,6 +306,7 @@ public final class Store: Sendable {
     /// Checkpoints (for a writable store) and releases the store. Waits for an open write
     /// transaction to end first, so end it before calling this from its own thread.
     public func close() throws {
+        defer { Zstd.releaseIdleContexts() }
         if options.readOnly {
             state.withLock { $0.file = nil }
             return
