@@ -74,8 +74,9 @@ import Testing
         #expect(again.errors.contains("exists"))
     }
 
-    /// `compact --compression zstd` rewrites every page with Zstandard: a smaller file that
-    /// checks clean and answers as before; a codec it does not know is refused, untouched.
+    /// `compact --compression lz4` and `--compression zstd` rewrite every page with that
+    /// codec: Zstandard's file is smaller, checks clean and answers as before; a codec it
+    /// does not know is refused, untouched.
     @Test func compactRecompressesPagesWithTheChosenCodec() throws {
         let directory = Directory()
         let store = directory.path + "/demo.store"
@@ -92,7 +93,7 @@ import Testing
         #expect(badLevel.errors.contains("zstd level 99"), "\(badLevel.errors)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == original)
 
-        let lz4 = try Self.run("compact", store)
+        let lz4 = try Self.run("compact", store, "--compression", "lz4")
         #expect(lz4.status == 0, "\(lz4.errors)")
         let lz4Size = try #require(FileManager.default.attributesOfItem(atPath: store)[.size] as? Int)
         let zstd = try Self.run("compact", store, "--compression", "zstd")
@@ -138,6 +139,27 @@ import Testing
         #expect(check.errors.contains("not a MagicalStore file"))
         #expect(try Self.run("check", directory.path + "/missing.store").status == 2)
         #expect(try Self.run("info", path).status != 0)
+    }
+
+    /// A plain `compact` writes Zstandard level 3: a store compacted that way is not made
+    /// larger by compacting it again, and one of LZ4 pages becomes smaller.
+    @Test func compactWritesZstandardUnlessToldOtherwise() throws {
+        let directory = Directory()
+        let store = directory.path + "/demo.store"
+        #expect(try Self.run("demo", store, "--records", "3000").status == 0)
+        #expect(try Self.run("compact", store, "--compression", "lz4").status == 0)
+        let lz4Size = try #require(FileManager.default.attributesOfItem(atPath: store)[.size] as? Int)
+
+        let first = try Self.run("compact", store)
+        #expect(first.status == 0, "\(first.errors)")
+        let zstdSize = try #require(FileManager.default.attributesOfItem(atPath: store)[.size] as? Int)
+        #expect(zstdSize < lz4Size, "zstd \(zstdSize) bytes, lz4 \(lz4Size)")
+        let check = try Self.run("check", store)
+        #expect(check.output.contains("(0 lz4, "), "\(check.output)")
+
+        #expect(try Self.run("compact", store).status == 0)
+        let again = try #require(FileManager.default.attributesOfItem(atPath: store)[.size] as? Int)
+        #expect(again == zstdSize)
     }
 
     @Test func compactReclaimsDeadSpaceAndRespectsTheLock() throws {
