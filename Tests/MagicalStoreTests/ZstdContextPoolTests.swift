@@ -51,14 +51,24 @@ import Testing
         // Two come back and are freed; the third is still lent and is kept when it returns.
         release.signal()
         release.signal()
-        while pool.idleCount < 2 { usleep(1_000) }
+        #expect(Self.wait { pool.idleCount == 2 })
         pool.releaseIdle()
         #expect(pool.idleCount == 0)
         #expect(contexts.freed.withLock { $0.count } == 2)
         release.signal()
-        while pool.idleCount < 1 { usleep(1_000) }
+        #expect(Self.wait { pool.idleCount == 1 })
         #expect(contexts.made.load(ordering: .relaxed) == 3)
         #expect(Set(contexts.freed.withLock { $0 }).count == 2)
+    }
+
+    /// Whether `condition` holds within ten seconds (threads run late on a busy machine).
+    static func wait(for condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            usleep(1_000)
+        }
+        return true
     }
 
     @Test func compressionStillWorksAfterTheContextsAreReleased() throws {

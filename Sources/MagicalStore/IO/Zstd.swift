@@ -52,11 +52,6 @@ enum Zstd {
         decompressionContexts.releaseIdle()
     }
 
-    /// Contexts waiting in the pools (compression, decompression): for tests.
-    static var idleContextCounts: (compression: Int, decompression: Int) {
-        (compressionContexts.idleCount, decompressionContexts.idleCount)
-    }
-
     private static let compressionContexts = ContextPool(make: { ZSTD_createCCtx() }, free: { _ = ZSTD_freeCCtx($0) })
     private static let decompressionContexts = ContextPool(make: { ZSTD_createDCtx() }, free: { _ = ZSTD_freeDCtx($0) })
 }
