@@ -4,8 +4,8 @@ import MagicalStore
 /// What a run measured (or the medians of several runs), printed as a table or as one JSON object:
 /// `{"records": N, "runs": n, "durability": "...", "mrstore_compression": "...",
 /// "mrstore_compaction_compression": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
-/// "file_bytes": {...}, "recovery_open_seconds": {...}, "import_memory_bytes": {...}, "peak_rss_bytes": B}`,
-/// R in rows per second.
+/// "compaction_seconds": {"upsert": {"mrstore": S}}, "file_bytes": {...}, "recovery_open_seconds": {...},
+/// "import_memory_bytes": {...}, "peak_rss_bytes": B}`, R in rows per second.
 struct BenchResults {
     let records: Int
     let durability: BenchDurability
@@ -16,6 +16,9 @@ struct BenchResults {
     let systems: [String]
     let phases: [Phase]
     private(set) var rates: [Phase: [String: Double]] = [:]
+    /// Per import phase and system, the compaction the phase ran within its time: seconds,
+    /// and its share of the phase.
+    private(set) var compactions: [Phase: [String: (seconds: Double, share: Double)]] = [:]
     var fileBytes: [String: UInt64] = [:]
     var recoverySeconds: [String: Double] = [:]
     var peakResidentBytes: UInt64 = 0
@@ -46,6 +49,10 @@ struct BenchResults {
         rates[phase, default: [:]][system] = Double(rows) / max(seconds, 1e-9)
     }
 
+    mutating func recordCompaction(_ phase: Phase, system: String, seconds: Double, of phaseSeconds: Double) {
+        compactions[phase, default: [:]][system] = (seconds, seconds / max(phaseSeconds, 1e-9))
+    }
+
     /// Each figure the median of its values in `runs` (the process's peak, the largest):
     /// one slow or fast run, which this machine has, moves a median little.
     static func median(of runs: [BenchResults]) -> BenchResults {
@@ -57,6 +64,13 @@ struct BenchResults {
         for phase in merged.phases {
             for system in merged.systems {
                 merged.rates[phase, default: [:]][system] = median(runs.compactMap { $0.rates[phase]?[system] })
+            }
+        }
+        for phase in merged.phases {
+            for system in merged.systems {
+                let measured = runs.compactMap { $0.compactions[phase]?[system] }
+                guard let seconds = median(measured.map(\.seconds)), let share = median(measured.map(\.share)) else { continue }
+                merged.compactions[phase, default: [:]][system] = (seconds, share)
             }
         }
         for system in merged.systems {
@@ -111,6 +125,12 @@ struct BenchResults {
             ("mrstore_compression", "\"\(compression)\""),
             ("mrstore_compaction_compression", "\"\(compactionCompression)\""),
             ("phases", object(phaseObjects)),
+            ("compaction_seconds", object(ratePhases.compactMap { phase in
+                guard let measured = compactions[phase] else { return nil }
+                return (phase.rawValue, object(systems.compactMap { system in
+                    measured[system].map { (system, String(format: "%.3f", $0.seconds)) }
+                }))
+            })),
             ("file_bytes", object(systems.compactMap { system in fileBytes[system].map { (system, String($0)) } })),
             ("recovery_open_seconds", object(systems.compactMap { system in
                 recoverySeconds[system].map { (system, String(format: "%.6f", $0)) }
@@ -162,6 +182,12 @@ struct BenchResults {
         for phase in ratePhases {
             let values = systems.map { system in rates[phase]?[system].map { Self.rate($0) } ?? "-" }
             rows.append([phase.rawValue] + values + compared.map { ratio(rates[phase], $0) })
+        }
+        for phase in ratePhases {
+            guard let measured = compactions[phase] else { continue }
+            rows.append(["\(phase.rawValue): compaction"] + systems.map { system in
+                measured[system].map { String(format: "%.2f s, %.0f%%", $0.seconds, $0.share * 100) } ?? "-"
+            } + compared.map { _ in "" })
         }
         let bytes = systems.map { system in
             fileBytes[system].map { String(format: "%.1f MB, %.0f B/row", Double($0) / 1e6, Double($0) / Double(storedRows)) } ?? "-"

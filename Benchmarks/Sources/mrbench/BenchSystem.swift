@@ -49,6 +49,13 @@ protocol BenchSystem: AnyObject {
     /// Writes batches of 10,000 new people with keys from `firstKey`, committing each,
     /// forever: the child process the recovery phase kills. Calls `committed` after each commit.
     func writeUntilKilled(from firstKey: Int64, committed: () -> Void) throws
+    /// How long the compaction took that the last import or upsert ran within its own time
+    /// (our store's, when its batch commits left the file mostly dead); nil for none.
+    var lastCompaction: Duration? { get }
+}
+
+extension BenchSystem {
+    var lastCompaction: Duration? { nil }
 }
 
 enum BenchDurability: String, CaseIterable, Sendable {

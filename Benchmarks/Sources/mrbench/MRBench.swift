@@ -151,6 +151,9 @@ struct MRBench: ParsableCommand {
             let rows = [.importJSON, .upsert, .get].contains(phase) ? answer.count : storedRows
             if selected.contains(phase) {
                 results.record(phase, system: systemType.name, rows: rows, seconds: elapsed.seconds)
+                if phase.order <= Phase.upsert.order, let compaction = system.lastCompaction {
+                    results.recordCompaction(phase, system: systemType.name, seconds: compaction.seconds, of: elapsed.seconds)
+                }
             }
         }
         try system.close()

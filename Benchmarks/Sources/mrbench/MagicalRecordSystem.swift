@@ -40,12 +40,18 @@ final class MagicalRecordSystem: BenchSystem {
     func importJSON(_ data: BenchData) throws -> Int {
         let context = try context()
         try Department.importFromJSON(data.departmentsJSON, in: context, options: Self.importOptions)
-        return try Person.importFromJSON(data.peopleJSON, in: context, options: Self.importOptions).recordsRead
+        let result = try Person.importFromJSON(data.peopleJSON, in: context, options: Self.importOptions)
+        lastCompaction = result.compaction?.duration
+        return result.recordsRead
     }
 
     func upsert(_ data: BenchData) throws -> Int {
-        try Person.importFromJSON(data.upsertJSON, in: try context(), options: Self.importOptions).recordsRead
+        let result = try Person.importFromJSON(data.upsertJSON, in: try context(), options: Self.importOptions)
+        lastCompaction = result.compaction?.duration
+        return result.recordsRead
     }
+
+    private(set) var lastCompaction: Duration?
 
     func get(_ keys: [Int64]) throws -> PhaseAnswer {
         let context = try context()

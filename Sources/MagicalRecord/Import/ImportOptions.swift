@@ -66,6 +66,10 @@ public struct ImportResult: Sendable {
     /// The imported top-level objects' ids, in input order (a record imported twice, once).
     /// (Empty with ``ImportOptions/commitsEachBatch``, which keeps nothing per record.)
     public internal(set) var objectIDs: [ObjectID] = []
+    /// The compaction the import ran at its end, when its batch commits
+    /// (``ImportOptions/commitsEachBatch``) left more dead pages than live ones; nil when
+    /// it ran none.
+    public internal(set) var compaction: ImportCompaction?
 
     /// Adds the counts and lists of `other`, a later part of the same import.
     mutating func add(_ other: ImportResult) {
@@ -76,5 +80,14 @@ public struct ImportResult: Sendable {
         declined += other.declined
         skipped += other.skipped
         objectIDs += other.objectIDs
+        compaction = other.compaction ?? compaction
     }
+}
+
+/// A compaction an import ran after its batch commits: part of the import's own time.
+public struct ImportCompaction: Sendable, Equatable {
+    /// The store file's size before and after.
+    public let bytesBefore: UInt64
+    public let bytesAfter: UInt64
+    public let duration: Duration
 }

@@ -154,7 +154,7 @@ extension ManagedObjectContext {
             } catch {
                 throw Self.noting(committed: read, in: error)
             }
-            if read > 0 { reclaimSpaceIfMostlyDead() }
+            if read > 0 { importer.result.compaction = reclaimSpaceIfMostlyDead() }
             return importer.result
         }
     }
@@ -231,15 +231,20 @@ extension ManagedObjectContext {
     /// them every batch. Compaction costs a copy of the live bytes, which the import's
     /// garbage at least equals, so the file stays within twice its live size. The import
     /// is committed either way: a compaction that fails is logged, and leaves the old file.
-    private func reclaimSpaceIfMostlyDead() {
+    /// Returns the compaction it ran, if any.
+    private func reclaimSpaceIfMostlyDead() -> ImportCompaction? {
         let path = stack.store.path
         do {
             let info = try stack.store.store.info()
-            guard info.deadBytes > info.liveBytes else { return }
+            guard info.deadBytes > info.liveBytes else { return nil }
+            let started = ContinuousClock.now
             let result = try stack.compact()
-            Log.log(.info, "import reclaimed space: compacted \(path) from \(result.bytesBefore) to \(result.bytesAfter) bytes")
+            let compaction = ImportCompaction(bytesBefore: result.bytesBefore, bytesAfter: result.bytesAfter, duration: ContinuousClock.now - started)
+            Log.log(.info, "import reclaimed space: compacted \(path) from \(result.bytesBefore) to \(result.bytesAfter) bytes in \(compaction.duration)")
+            return compaction
         } catch {
             Log.log(.error, "import committed; compacting \(path) afterwards failed, the file keeps its dead pages: \(error)")
+            return nil
         }
     }
 

@@ -96,12 +96,27 @@ import Testing
         let text = "[" + keys.map { #"{"labelID": \#($0), "title": "label \#($0) with a longer title"}"# }.joined(separator: ",") + "]"
         let store = stack.root.stack.store.store
         let compactedBefore = try store.info().fileBytes
-        try stack.root.importRecords(from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true))
+        let result = try stack.root.importRecords(from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true))
         let info = try store.info()
         #expect(info.deadBytes <= info.liveBytes, "\(info.deadBytes) dead bytes, \(info.liveBytes) live")
         #expect(info.fileBytes > compactedBefore)
+        // The result says what the compaction did, and how long it took.
+        let compaction = try #require(result.compaction)
+        #expect(compaction.bytesAfter == info.fileBytes)
+        #expect(compaction.bytesBefore > compaction.bytesAfter)
+        #expect(compaction.duration > .zero)
         #expect(try stack.count("Label", in: stack.root) == 3_000)
         #expect(try stack.object("Label", "labelID", .integer(2_999), in: stack.root)["name"] == .string("label 2999 with a longer title"))
+    }
+
+    /// An import whose commits left more live pages than dead ones runs no compaction.
+    @Test func anImportThatLeftMostlyLivePagesReportsNoCompaction() throws {
+        let stack = try ImportStack()
+        let result = try stack.root.importRecords(from: Data(records(300).utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true))
+        #expect(result.recordsRead == 300)
+        #expect(result.compaction == nil)
+        let info = try stack.root.stack.store.store.info()
+        #expect(info.deadBytes <= info.liveBytes)
     }
 
     @Test func onlyAnUnchangedRootContextCanCommitEachBatch() throws {
