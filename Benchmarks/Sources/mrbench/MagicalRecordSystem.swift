@@ -12,6 +12,7 @@ final class MagicalRecordSystem: BenchSystem {
     private let durability: Durability
     private let tuning: StoreTuning
     private var stack: PersistentStack?
+    private(set) var lastCompaction: Duration?
 
     init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws {
         url = directory.appendingPathComponent("bench.store")
@@ -50,8 +51,6 @@ final class MagicalRecordSystem: BenchSystem {
         lastCompaction = result.compaction?.duration
         return result.recordsRead
     }
-
-    private(set) var lastCompaction: Duration?
 
     func get(_ keys: [Int64]) throws -> PhaseAnswer {
         let context = try context()
