@@ -49,10 +49,15 @@ struct AnswerDigest {
 
     static func cents(_ amount: Double) -> Int { Int((amount * 100).rounded()) }
 
-    /// A polynomial over the name's UTF-8 bytes.
+    /// A polynomial over the name's UTF-8 bytes, read as one buffer: iterating the
+    /// string's UTF-8 view cost about 360 instructions a name, a twenty-fifth of one of
+    /// our point gets, which the harness, not the store, should not be charged with.
     static func fold(_ name: String) -> Int {
-        var folded = 0
-        for byte in name.utf8 { folded = folded &* 131 &+ Int(byte) }
-        return folded
+        var name = name
+        return name.withUTF8 { bytes in
+            var folded = 0
+            for byte in bytes { folded = folded &* 131 &+ Int(byte) }
+            return folded
+        }
     }
 }
