@@ -41,7 +41,8 @@ struct DirectImporter {
     /// `json` converted by `conversion` (read alone from its plan: a method on the plan
     /// copied the plan's default value for every value converted).
     private static func value(of json: JSONValue, by conversion: Unmanaged<ImportConversion>) throws(ImportValueError) -> AttributeValue {
-        try conversion._withUnsafeGuaranteedRef { conversion in
+        if let value = conversion._withUnsafeGuaranteedRef({ $0.commonValue(from: json) }) { return value }
+        return try conversion._withUnsafeGuaranteedRef { conversion in
             Result { () throws(ImportValueError) in try conversion.value(from: json) }
         }.get()
     }

@@ -210,6 +210,8 @@ struct Importer {
     static func convertKey(
         _ value: JSONValue, _ lookup: EntityImportMapping.AttributeMapping, entity: String, index: Int
     ) throws(ImportError) -> AttributeValue {
+        // Never null: a key the common conversion reads stands.
+        if let converted = lookup.conversion.commonValue(from: value) { return converted }
         let attribute = lookup.attribute
         do throws(ImportValueError) {
             let converted = try lookup.conversion.value(from: value)

@@ -23,6 +23,12 @@ struct MemberPlaces {
     private var names = JSONMemberNames.none
     /// The place of each of `paths` in objects of `names`.
     private var places: [Place]
+    /// Per lookup of one one-name key path (most of them), its place in objects of `names`
+    /// at once: the member's position, or `Self.absentMember`; `Self.walked` for the others.
+    /// Walking a lookup's places took as long as converting the value found.
+    private var singles: [Int]
+    private static let absentMember = -1
+    private static let walked = -2
 
     init(_ lookups: [[EntityImportMapping.KeyPath]]) {
         paths = lookups.flatMap { $0 }
@@ -30,6 +36,7 @@ struct MemberPlaces {
         for lookup in lookups { starts.append(starts[starts.count - 1] + lookup.count) }
         self.starts = starts
         places = Array(repeating: .absent, count: paths.count)
+        singles = Array(repeating: Self.walked, count: lookups.count)
         resolve(for: .none)
     }
 
@@ -45,6 +52,16 @@ struct MemberPlaces {
     /// counts as present unless `nullAsAbsent`), as `JSONObject.value(at:nullAsAbsent:)`.
     mutating func member(_ index: Int, in object: some JSONMembers, nullAsAbsent: Bool) -> Found {
         if object.names !== names { resolve(for: object.names) }
+        switch singles[index] {
+        case Self.walked:
+            break
+        case Self.absentMember:
+            return .absent
+        case let position:
+            let value = object.value(atMember: position)
+            if nullAsAbsent, case .null = value { return .absent }
+            return .found(value, place: starts[index])
+        }
         for place in starts[index]..<starts[index + 1] {
             let value: JSONValue
             switch places[place] {
@@ -78,6 +95,13 @@ struct MemberPlaces {
                 .nested
             } else {
                 names.position(of: path.components[0]).map(Place.member) ?? .absent
+            }
+        }
+        for index in singles.indices {
+            singles[index] = switch (starts[index + 1] - starts[index], places[starts[index]]) {
+            case (1, .member(let position)): position
+            case (1, .absent): Self.absentMember
+            default: Self.walked
             }
         }
     }

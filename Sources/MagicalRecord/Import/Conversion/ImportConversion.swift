@@ -59,25 +59,73 @@ public final class ImportConversion: Sendable {
     /// `dateFormat` `UnixTime`: numbers are milliseconds (MagicalRecord's key and value).
     static let unixTimeFormat = "UnixTime"
 
+    /// The rule's cases records use most, as plain values (see ``commonValue(from:)``).
+    private enum CommonRule {
+        case integer(ClosedRange<Int64>)
+        case double
+        case string
+        /// Unretained: `rule` holds the pattern as long as the conversion lives.
+        case date(Unmanaged<DateFormatPattern>)
+        case other
+    }
+
+    private let common: CommonRule
+
     public init(_ attribute: AttributeDescription) {
         self.attribute = attribute
+        rule = Self.rule(for: attribute)
+        common = switch rule {
+        case .integer: attribute.type.integerRange.map(CommonRule.integer) ?? .other
+        case .double: .double
+        case .string: .string
+        case .date(.pattern(let pattern)): .date(Unmanaged.passUnretained(pattern))
+        default: .other
+        }
+    }
+
+    private static func rule(for attribute: AttributeDescription) -> Rule {
         let className = attribute.userInfo[UserInfoKey.attributeValueClassName]
         if let className, let transform = ImportValueTransformers.transform(forClassName: className) {
-            rule = .transformer(className: className, transform)
-            return
+            return .transformer(className: className, transform)
         }
         switch attribute.type {
-        case .integer16, .integer32, .integer64: rule = .integer
-        case .double: rule = .double
-        case .float: rule = .float
-        case .decimal: rule = .decimal
-        case .boolean: rule = .boolean
-        case .string: rule = .string
-        case .date: rule = .date(DateRule(format: attribute.userInfo[UserInfoKey.dateFormat]))
-        case .uuid: rule = .uuid
-        case .uri: rule = .uri
-        case .binary: rule = .binary
-        case .transformable: rule = .noTransformer(className: className)
+        case .integer16, .integer32, .integer64: return .integer
+        case .double: return .double
+        case .float: return .float
+        case .decimal: return .decimal
+        case .boolean: return .boolean
+        case .string: return .string
+        case .date: return .date(DateRule(format: attribute.userInfo[UserInfoKey.dateFormat]))
+        case .uuid: return .uuid
+        case .uri: return .uri
+        case .binary: return .binary
+        case .transformable: return .noTransformer(className: className)
+        }
+    }
+
+    /// `json` as ``value(from:)`` converts it, for the values records hold most: an integer
+    /// in range for an integer attribute, a number kept as a value for a Double, a string
+    /// for a String, a string the pattern reads for a date. Nil for anything else, and for
+    /// a value that does not convert: ``value(from:)`` then converts it or says why not.
+    /// The general rule's switch copied its payloads and built a result that could carry
+    /// an error for every value (a seventh of planning a record).
+    @inline(__always)
+    func commonValue(from json: JSONValue) -> AttributeValue? {
+        switch common {
+        case .integer(let range):
+            guard case .number(let number) = json, let value = number.storedInteger, range.contains(value) else { return nil }
+            return .integer(value)
+        case .double:
+            guard case .number(let number) = json, let value = number.storedInteger.map(Double.init) ?? number.storedDecimal else { return nil }
+            return .double(value)
+        case .string:
+            guard case .string(let string) = json else { return nil }
+            return .string(string)
+        case .date(let pattern):
+            guard case .string(let string) = json else { return nil }
+            return pattern._withUnsafeGuaranteedRef { $0.commonDate(from: string) }.map(AttributeValue.date)
+        case .other:
+            return nil
         }
     }
 
