@@ -260,15 +260,19 @@ struct DirectImporter {
         // copied its entry each time. The records' own keys, distinct as a rule, in an
         // array: inserting tens of thousands in a set probed it out of the cache each time,
         // and the look-up's sort finds any repeats. Targets' keys repeat (a department per
-        // person) and stay few: a set.
+        // person) and stay few: a set, with integer repeats mostly caught before it.
         var ownKeys: [AttributeValue] = []
         ownKeys.reserveCapacity(mapping.key == nil ? 0 : planned.records.count)
         var targetKeys = [Set<AttributeValue>](repeating: [], count: byKeys.count)
+        var recentTargets = [RecentIntegers](repeating: RecentIntegers(), count: byKeys.count)
         for record in planned.records {
             guard case .planned(let plan) = record else { continue }
             if let key = plan.key { ownKeys.append(key) }
             for place in plan.targets {
-                if let key = planned.targets[place].key { targetKeys[Int(planned.targets[place].link)].insert(key) }
+                guard let key = planned.targets[place].key else { continue }
+                let link = Int(planned.targets[place].link)
+                if case .integer(let value) = key, recentTargets[link].noteIsRepeat(value) { continue }
+                targetKeys[link].insert(key)
             }
         }
         var wanted: ImportKeyLookup.Wanted = [:]
