@@ -77,6 +77,13 @@ struct MemberPlaces {
         return .absent
     }
 
+    /// The position of lookup `index`'s one member in `object`, when it is a lookup of one
+    /// one-name key path that `object` has; nil otherwise.
+    mutating func singleMember(_ index: Int, in object: some JSONMembers) -> Int? {
+        if object.names !== names { resolve(for: object.names) }
+        return singles[index] >= 0 ? singles[index] : nil
+    }
+
     /// ``member(_:in:nullAsAbsent:)`` with the key path named.
     mutating func value(of index: Int, in object: some JSONMembers, nullAsAbsent: Bool) -> LookedUp {
         guard case .found(let value, let place) = member(index, in: object, nullAsAbsent: nullAsAbsent) else { return .absent }

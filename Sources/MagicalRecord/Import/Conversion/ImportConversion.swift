@@ -103,6 +103,24 @@ public final class ImportConversion: Sendable {
         }
     }
 
+    /// Whether ``commonDate(_:)`` reads this attribute's strings: a date through a pattern.
+    var readsDatesFromBytes: Bool {
+        if case .date = common { return true }
+        return false
+    }
+
+    /// The date a string of these bytes converts to, as ``value(from:)`` converts it; nil
+    /// when it does not (``value(from:)`` then says why) or the attribute is not a date
+    /// read through a pattern.
+    @inline(__always)
+    func commonDate(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard case .date(let pattern) = common else { return nil }
+        return pattern._withUnsafeGuaranteedRef { pattern in
+            guard case .success(let date) = pattern.parse(bytes) else { return nil }
+            return date
+        }
+    }
+
     /// `json` as ``value(from:)`` converts it, for the values records hold most: an integer
     /// in range for an integer attribute, a number kept as a value for a Double, a string
     /// for a String, a string the pattern reads for a date. Nil for anything else, and for

@@ -160,8 +160,10 @@ public final class JSONArrayStream {
     /// call found it (the elements can be read again as values), and nil is returned. Nil
     /// at once, too, where the elements could not be read again: from a file (its bytes
     /// are dropped as they are read), and for a top-level object.
+    /// `unbuiltStrings`: see ``JSONParser/parseValue(depth:inPlace:unbuiltStrings:)``.
     func next(
-        upTo count: Int, inPlace: (Int, JSONObjectView) -> Bool, built: (Int, JSONValue) -> Bool
+        upTo count: Int, inPlace: (Int, JSONObjectView) -> Bool, built: (Int, JSONValue) -> Bool,
+        unbuiltStrings: (JSONMemberNames) -> [Bool] = { _ in [] }
     ) throws(JSONError) -> Int? {
         guard case .data = source else { return nil }
         let start = (offset: offset, nextIndex: nextIndex, state: state)
@@ -169,7 +171,9 @@ public final class JSONArrayStream {
         do {
             while read < count {
                 if let isFirst = state.readsAnElement {
-                    let run = try readInOnePass(upTo: count - read, isFirst: isFirst, readsInPlace: true, inPlace: inPlace, built: built)
+                    let run = try readInOnePass(
+                        upTo: count - read, isFirst: isFirst, readsInPlace: true, inPlace: inPlace, built: built, unbuiltStrings: unbuiltStrings
+                    )
                     read += run.read
                     if run.gaveUp {
                         (offset, nextIndex, state) = start
@@ -265,7 +269,8 @@ public final class JSONArrayStream {
     /// returns how many they took, and whether one gave up (the stream is then past it).
     /// Unless `readsInPlace`, every element is built.
     private func readInOnePass(
-        upTo count: Int, isFirst: Bool, readsInPlace: Bool, inPlace: (Int, JSONObjectView) -> Bool, built: (Int, JSONValue) -> Bool
+        upTo count: Int, isFirst: Bool, readsInPlace: Bool, inPlace: (Int, JSONObjectView) -> Bool, built: (Int, JSONValue) -> Bool,
+        unbuiltStrings: (JSONMemberNames) -> [Bool] = { _ in [] }
     ) throws(JSONError) -> (read: Int, gaveUp: Bool) {
         let firstIndex = nextIndex
         var read = 0
@@ -284,7 +289,9 @@ public final class JSONArrayStream {
                 let index = firstIndex + read
                 var taken = true
                 if readsInPlace {
-                    if let value = try parser.parseValue(depth: 1, inPlace: { taken = inPlace(index, $0) }) { taken = built(index, value) }
+                    if let value = try parser.parseValue(depth: 1, inPlace: { taken = inPlace(index, $0) }, unbuiltStrings: unbuiltStrings) {
+                        taken = built(index, value)
+                    }
                 } else {
                     taken = built(index, try parser.parseValue(depth: 1))
                 }

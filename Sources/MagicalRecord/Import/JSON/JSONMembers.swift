@@ -4,9 +4,14 @@ protocol JSONMembers {
     var names: JSONMemberNames { get }
     /// The value of the member at `position` in ``names``.
     func value(atMember position: Int) -> JSONValue
+    /// The bytes of the member at `position` when it is a plain ASCII string the reader
+    /// left unbuilt (it is built if its value is asked for); nil otherwise.
+    func unbuiltString(atMember position: Int) -> UnsafeBufferPointer<UInt8>?
 }
 
 extension JSONMembers {
+    func unbuiltString(atMember position: Int) -> UnsafeBufferPointer<UInt8>? { nil }
+
     /// The value at `path`: its first name a member of this object, each further name one
     /// of the object before it; nil when any is missing.
     func value(atPath path: EntityImportMapping.KeyPath) -> JSONValue? {
@@ -28,6 +33,17 @@ extension JSONObject: JSONMembers {}
 struct JSONObjectView: JSONMembers {
     let names: JSONMemberNames
     let values: UnsafeBufferPointer<JSONValue>
+    /// By member, the bytes of a string left unbuilt (its place in `values` holds a
+    /// placeholder), a nil base where the value was built; nil when none was left.
+    var unbuilt: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>? = nil
 
-    func value(atMember position: Int) -> JSONValue { values[position] }
+    func value(atMember position: Int) -> JSONValue {
+        if let bytes = unbuiltString(atMember: position) { return .string(String(decoding: bytes, as: UTF8.self)) }
+        return values[position]
+    }
+
+    func unbuiltString(atMember position: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard let unbuilt, unbuilt[position].baseAddress != nil else { return nil }
+        return unbuilt[position]
+    }
 }

@@ -24,6 +24,7 @@ extension JSONParser {
     private mutating func readFlatMembers() -> Bool {
         let count = expected.count
         guard count > 0 else { return false }
+        let leavesStrings = unbuiltFlags.count == count
         position += 1
         var index = 0
         while true {
@@ -34,8 +35,16 @@ extension JSONParser {
             position += 1
             skipWhitespace()
             // A container, the end, or a malformed scalar: the general parse's to read.
-            guard position < input.count, let value = try? parseScalar() else { return false }
-            values.push(value)
+            guard position < input.count else { return false }
+            if leavesStrings, unbuiltFlags[index], input[position] == UInt8(ascii: "\""), let bytes = scanPlainASCIIString() {
+                // A placeholder: the view builds the string if it is asked for its value.
+                unbuilt[index] = bytes
+                values.push(.null)
+            } else {
+                if leavesStrings { unbuilt[index] = UnsafeBufferPointer(start: nil, count: 0) }
+                guard let value = try? parseScalar() else { return false }
+                values.push(value)
+            }
             index += 1
             skipWhitespace()
             guard position < input.count else { return false }

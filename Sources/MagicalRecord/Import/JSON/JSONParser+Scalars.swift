@@ -63,6 +63,34 @@ extension JSONParser {
         }
     }
 
+    /// The contents of the string whose opening quote is at `position`, when it is all
+    /// ASCII with no escape or control character: `position` is then past its closing
+    /// quote, and the string is not built. Nil otherwise, with `position` unchanged: such
+    /// a string is read by ``parseString()``, which builds it or says what is wrong.
+    mutating func scanPlainASCIIString() -> UnsafeBufferPointer<UInt8>? {
+        var index = position + 1
+        let count = input.count
+        var highBits: UInt64 = 0
+        while index + 8 <= count {
+            let word = input.loadWord(at: index)
+            if Self.mayEndString(word) { break }
+            highBits |= word
+            index += 8
+        }
+        while index < count {
+            let byte = input[index]
+            if byte == UInt8(ascii: "\"") {
+                guard highBits & 0x8080_8080_8080_8080 == 0 else { return nil }
+                let contents = UnsafeBufferPointer(rebasing: input[(position + 1)..<index])
+                position = index + 1
+                return contents
+            }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return nil }
+            index += 1
+        }
+        return nil
+    }
+
     /// The slow path, from the first backslash: copies runs of plain bytes (validated)
     /// and decoded escapes into `unescaped`.
     private mutating func parseEscapedString(quote: Int, firstEscape: Int) throws(JSONError) -> String {

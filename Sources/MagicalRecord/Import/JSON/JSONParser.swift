@@ -48,6 +48,14 @@ struct JSONParser: ~Copyable {
     }
     /// Scratch for strings with escapes.
     var unescaped: [UInt8] = []
+    /// The names `unbuiltFlags` were asked for (``parseValue(depth:inPlace:unbuiltStrings:)``).
+    private var unbuiltFor: JSONMemberNames?
+    /// By place in `unbuiltFor`: whether a flat object's plain ASCII string there is left
+    /// unbuilt; empty when none is.
+    private(set) var unbuiltFlags: [Bool] = []
+    /// The flat object read last: its unbuilt strings' bytes by member, a nil base where
+    /// the value was built.
+    var unbuilt: [UnsafeBufferPointer<UInt8>] = []
 
     private struct Frame {
         var isObject: Bool
@@ -77,29 +85,42 @@ struct JSONParser: ~Copyable {
     /// `depth` is the number of containers already open around it.
     mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
         // Never nil: not reading in place, every value is built.
-        try parse(depth: depth, readsInPlace: false) { _ in } ?? .null
+        try parse(depth: depth, readsInPlace: false, { _ in }, unbuiltStrings: { _ in [] }) ?? .null
     }
 
     /// ``parseValue(depth:)``, except that an object whose member names are those of an
     /// object read before (the records of an array, as a rule) is not built: `inPlace`
     /// gets its members where they lie, valid during the call only, and nil is returned.
     /// Building a record's object was an allocation, and taking it apart again, per record.
-    mutating func parseValue(depth: Int, inPlace: (JSONObjectView) -> Void) throws(JSONError) -> JSONValue? {
-        try parse(depth: depth, readsInPlace: true, inPlace)
+    ///
+    /// `unbuiltStrings` says, for a list of names, at which places such an object's plain
+    /// ASCII strings may be left unbuilt (``JSONObjectView/unbuiltString(atMember:)``): a
+    /// caller that reads a date from the bytes spares the string's allocation. It is asked
+    /// once per list.
+    mutating func parseValue(
+        depth: Int, inPlace: (JSONObjectView) -> Void, unbuiltStrings: (JSONMemberNames) -> [Bool] = { _ in [] }
+    ) throws(JSONError) -> JSONValue? {
+        try parse(depth: depth, readsInPlace: true, inPlace, unbuiltStrings: unbuiltStrings)
     }
 
-    private mutating func parse(depth: Int, readsInPlace: Bool, _ inPlace: (JSONObjectView) -> Void) throws(JSONError) -> JSONValue? {
+    private mutating func parse(
+        depth: Int, readsInPlace: Bool, _ inPlace: (JSONObjectView) -> Void, unbuiltStrings: (JSONMemberNames) -> [Bool]
+    ) throws(JSONError) -> JSONValue? {
         frames.removeAll(keepingCapacity: true)
         values.removeAll()
         names.removeAll()
         skipWhitespace()
         // An object repeating the names of the one before: the records of an array. (Its
         // depth needs no check: that object was read at the same depth or deeper.)
-        if readsInPlace, position < input.count, input[position] == UInt8(ascii: "{"),
-           let names = recentNames.first, readFlatObject() {
-            inPlace(JSONObjectView(names: names, values: values.elements(from: 0)))
-            values.removeAll()
-            return nil
+        if readsInPlace, position < input.count, input[position] == UInt8(ascii: "{"), let names = recentNames.first {
+            if unbuiltFor !== names { leaveStringsUnbuilt(unbuiltStrings(names), for: names) }
+            if readFlatObject() {
+                unbuilt.withUnsafeBufferPointer { unbuilt in
+                    inPlace(JSONObjectView(names: names, values: values.elements(from: 0), unbuilt: unbuiltFlags.isEmpty ? nil : unbuilt))
+                }
+                values.removeAll()
+                return nil
+            }
         }
         parsing: while true {
             skipWhitespace()
@@ -141,6 +162,12 @@ struct JSONParser: ~Copyable {
             }
             return value
         }
+    }
+
+    private mutating func leaveStringsUnbuilt(_ flags: [Bool], for names: JSONMemberNames) {
+        unbuiltFor = names
+        unbuiltFlags = flags.count == names.names.count && flags.contains(true) ? flags : []
+        unbuilt = Array(repeating: UnsafeBufferPointer(start: nil, count: 0), count: unbuiltFlags.count)
     }
 
     /// After the value: only whitespace to the end of the input.

@@ -9,6 +9,7 @@ import Testing
 struct JSONParserFlatObjectsTests {
     @Test func recordsReadFlatMatchTheGeneralParse() {
         var random = SeededGenerator(seed: 0x464C_4154)
+        var unbuilt = 0
         for round in 0..<(150 * testScale) {
             var text = "["
             for record in 0..<Int.random(in: 0...10, using: &random) {
@@ -24,10 +25,12 @@ struct JSONParserFlatObjectsTests {
             if round % 7 == 0 { bytes.removeLast(Int.random(in: 0...min(bytes.count, 12), using: &random)) }
             let reader = JSONReader(allowsTrailingCommas: Bool.random(using: &random), maximumDepth: Int.random(in: 1...4, using: &random))
             let expected = readAll(JSONArrayStream(data: Data(bytes), reader: reader))
-            let read = readInPlace(JSONArrayStream(data: Data(bytes), reader: reader), &random)
+            let read = readInPlace(JSONArrayStream(data: Data(bytes), reader: reader), &random, unbuilt: &unbuilt)
             #expect(read.elements == expected.elements, "round \(round): \(String(decoding: bytes, as: UTF8.self))")
             #expect(read.error == expected.error, "round \(round): \(String(decoding: bytes, as: UTF8.self))")
         }
+        // Plain strings were left unbuilt where asked, and built where read.
+        #expect(unbuilt > 0)
     }
 
     /// The flat read leaves nothing behind when it falls back midway: a record that
@@ -35,24 +38,59 @@ struct JSONParserFlatObjectsTests {
     @Test func aRecordThatBreaksOffIsReadWhole() throws {
         let text = #"[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": [4]}, {"id": 5, "name": "c", "more": true}]"#
         var random = SeededGenerator(seed: 1)
-        let read = readInPlace(JSONArrayStream(data: Data(text.utf8)), &random)
+        var unbuilt = 0
+        let read = readInPlace(JSONArrayStream(data: Data(text.utf8)), &random, unbuilt: &unbuilt)
         #expect(read.error == nil)
         #expect(read.elements == [["id": 1, "name": "a"], ["id": 2, "name": "b"], ["id": 3, "name": [4]], ["id": 5, "name": "c", "more": true]])
     }
 
-    /// Reads `stream` in runs of in-place objects, as an import planning from bytes does.
-    private func readInPlace(_ stream: JSONArrayStream, _ random: inout SeededGenerator) -> (elements: [JSONValue], error: JSONError?) {
+    /// Only plain ASCII strings are left unbuilt where asked: a string with an escape or a
+    /// non-ASCII letter, and a number, are built; every value reads as the general parse's.
+    @Test func onlyPlainStringsAreLeftUnbuilt() throws {
+        let text = #"[{"id": 1, "name": "a", "note": "n"}, {"id": 2, "name": "b", "note": "x\"y"}, {"id": 3, "name": "plain", "note": "é"}]"#
+        var unbuiltPlaces: [[Int]] = []
+        var elements: [JSONValue] = []
+        let stream = JSONArrayStream(data: Data(text.utf8))
+        while let run = try stream.next(upTo: 10, inPlace: { _, object in
+            unbuiltPlaces.append(object.names.names.indices.filter { object.unbuiltString(atMember: $0) != nil })
+            elements.append(.object(JSONObject(names: object.names, values: object.names.names.indices.map(object.value(atMember:)))))
+            return true
+        }, built: { _, value in
+            elements.append(value)
+            return true
+        }, unbuiltStrings: { names in
+            names.names.map { _ in true }
+        }), run > 0 {}
+        #expect(unbuiltPlaces == [[1], [1]])
+        #expect(elements == [["id": 1, "name": "a", "note": "n"], ["id": 2, "name": "b", "note": "x\"y"], ["id": 3, "name": "plain", "note": "é"]])
+    }
+
+    /// Reads `stream` in runs of in-place objects, as an import planning from bytes does,
+    /// leaving the plain strings of random members unbuilt (counted in `unbuilt`): the
+    /// view builds each when asked for its value.
+    private func readInPlace(
+        _ stream: JSONArrayStream, _ random: inout SeededGenerator, unbuilt: inout Int
+    ) -> (elements: [JSONValue], error: JSONError?) {
         var elements: [JSONValue] = []
         do {
             while let run = try stream.next(upTo: Int.random(in: 1...6, using: &random), inPlace: { index, object in
                 precondition(index == elements.count)
                 #expect(object.values.count == object.names.names.count, "a value for each name")
-                elements.append(.object(JSONObject(names: object.names, values: Array(object.values))))
+                let values = object.names.names.indices.map { position in
+                    if let bytes = object.unbuiltString(atMember: position) {
+                        unbuilt += 1
+                        #expect(bytes.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\\") }, "only plain ASCII is left unbuilt")
+                    }
+                    return object.value(atMember: position)
+                }
+                elements.append(.object(JSONObject(names: object.names, values: values)))
                 return true
             }, built: { index, value in
                 precondition(index == elements.count)
                 elements.append(value)
                 return true
+            }, unbuiltStrings: { names in
+                names.names.map { _ in Bool.random(using: &random) }
             }), run > 0 {}
             return (elements, nil)
         } catch {
