@@ -19,13 +19,6 @@ extension DateFormatPattern {
         }
     }
 
-    /// The date `text` spells, or nil: ``date(from:)`` without the reason.
-    func commonDate(from text: String) -> Date? {
-        let read = text.utf8.withContiguousStorageIfAvailable { parse($0) }
-        guard case .success(let date)? = read else { return nil }
-        return date
-    }
-
     enum ParseFailure: Error {
         case expectedLiteral(Range<Int>, at: Int)
         case expectedDigits(NumericField, at: Int)

@@ -139,9 +139,9 @@ public final class ImportConversion: Sendable {
         case .string:
             guard case .string(let string) = json else { return nil }
             return .string(string)
-        case .date(let pattern):
-            guard case .string(let string) = json else { return nil }
-            return pattern._withUnsafeGuaranteedRef { $0.commonDate(from: string) }.map(AttributeValue.date)
+        case .date:
+            guard case .string(let string) = json, let date = string.utf8.withContiguousStorageIfAvailable(commonDate) ?? nil else { return nil }
+            return .date(date)
         case .other:
             return nil
         }
