@@ -9,9 +9,12 @@ struct TreeCopierTests {
 
     /// Trees of scattered keys, rewritten often enough for most of the file to be dead,
     /// with overflow values, a tree of one entry and an empty one.
-    static func makeStore(at path: String, threads: Int, entriesPerScanThread: Int) throws -> (Store, [String: [[UInt8]: [UInt8]]]) {
+    static func makeStore(
+        at path: String, threads: Int, entriesPerScanThread: Int, cacheBytes: Int = 1 << 20, fileSystem: any StorageFileSystem = PosixFileSystem()
+    ) throws -> (Store, [String: [[UInt8]: [UInt8]]]) {
         let options = StoreOptions(
-            durability: .none, pageSize: pageSize, cacheBytes: 1 << 20, scanThreads: threads, entriesPerScanThread: entriesPerScanThread
+            durability: .none, pageSize: pageSize, cacheBytes: cacheBytes, fileSystem: fileSystem, scanThreads: threads,
+            entriesPerScanThread: entriesPerScanThread
         )
         let store = try Store(path: path, options: options)
         var random = SeededGenerator(seed: 17)
@@ -69,6 +72,26 @@ struct TreeCopierTests {
         #expect(try Self.contents(of: reopened, trees.keys) == trees)
         for (name, entries) in trees { #expect(try reopened.read().tree(name).count == entries.count) }
         try reopened.close()
+    }
+
+    /// A range whose pages fail to read fails the compaction while the ranges after it are
+    /// still being filled: the copy waits for them before it throws, the store keeps what
+    /// it held, and it compacts once the file reads again.
+    @Test(arguments: [1, 40, 400])
+    func aRangeThatFailsToReadFailsTheCompactionAndKeepsTheStore(failingRead: Int) throws {
+        let memory = MemoryFileSystem()
+        let faulty = FaultInjectingFileSystem(base: memory)
+        let path = "/copier.store"
+        // A cache too small to hold the tree: the ranges read their pages from the file.
+        let (store, trees) = try Self.makeStore(at: path, threads: 3, entriesPerScanThread: 50, cacheBytes: 1 << 14, fileSystem: faulty)
+        faulty.inject(InjectedFault(kinds: [.read], atOperation: failingRead))
+        #expect(throws: StoreError.self) { try store.compact() }
+        faulty.clearFaults()
+        #expect(try Self.contents(of: store, trees.keys) == trees)
+        try store.compact()
+        #expect(try Self.contents(of: store, trees.keys) == trees)
+        try store.close()
+        #expect(try StoreChecker(path: path, fileSystem: memory).run().problems == [])
     }
 
     /// In one range, each leaf is as full as a page allows: the next leaf's first entry
