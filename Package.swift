@@ -27,6 +27,8 @@ let package = Package(
         ),
         // CRC32C with SSE4.2 when the CPU has it, slicing-by-8 otherwise.
         .target(name: "CCRC32C"),
+        // Cache prefetch hints for batch loops (`__builtin_prefetch`, which Swift lacks).
+        .target(name: "CPrefetch"),
         // The storage engine: pages, the log, copy-on-write B+trees. Knows nothing of entities.
         .target(
             name: "MagicalStore",
@@ -37,6 +39,7 @@ let package = Package(
             name: "MagicalRecord",
             dependencies: [
                 "MagicalStore",
+                "CPrefetch",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

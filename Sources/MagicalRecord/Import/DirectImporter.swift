@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// The import path without objects (Spec/IMPORT.md I27). With `commitsEachBatch`, a batch
 /// that needs nothing only objects give (hooks, nested records, to-many relationships,
 /// inverses that must be read) is imported as object states written straight into the
@@ -215,8 +217,12 @@ struct DirectImporter {
         var result = ImportResult()
         var batch = DirectBatch(lookup, tableEntities: tableEntities, store: context.stack.store, capacity: planned.records.count)
         result.recordsRead = planned.records.count
-        for record in planned.records {
-            switch record {
+        let records = planned.records
+        for index in records.indices {
+            if index + ImportKeyTable.probesAhead < records.count, case .planned(let ahead) = records[index + ImportKeyTable.probesAhead], let key = ahead.key {
+                batch.known[0].prefetch(forKey: key)
+            }
+            switch records[index] {
             case .planned(let plan): try apply(plan, of: planned, to: &batch, result: &result)
             case .failed(let error):
                 guard options.skipInvalid, Importer.isSkippable(error) else { throw .importFailed(error) }

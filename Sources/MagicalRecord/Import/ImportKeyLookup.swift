@@ -37,21 +37,36 @@ final class ImportKeyLookup {
             // Room for every key once one is found (growing copied the states again and
             // again); none when the store has none of them, as in a first import.
             var storedRoom = stored.count + keys.count
+            let firstFound = stored.count
+            // Absent keys are in the table too: the batch finds an object's key and
+            // whether the store lacks it with one probe, and records it in place.
+            var absentKeys: [AttributeValue] = []
             // In no order: the look-up orders the index keys itself.
             try snapshot.statesByIndexedValue(entityName, key.attribute.name, keys) { value in
-                // Absent keys are in the table too: the batch finds an object's key and
-                // whether the store lacks it with one probe, and records it in place.
-                table[value] = .absent
+                absentKeys.append(value)
             } found: { state in
-                // In ascending number: of objects sharing a key, the first stands for it.
-                let value = state.attributes[position]
-                guard table[value] == nil else { return }
                 if storedRoom > 0 {
                     stored.reserveCapacity(storedRoom)
                     storedRoom = 0
                 }
-                table.set(value, .object(state.id), location: Int32(stored.count))
                 stored.append(consume state)
+            }
+            // Entered once the index is read, each key's slot loaded a few keys ahead of its
+            // probe: the table is out of the cache, and each probe waited for it in turn.
+            let ahead = ImportKeyTable.probesAhead
+            for index in absentKeys.indices {
+                if index + ahead < absentKeys.count { table.prefetch(forKey: absentKeys[index + ahead]) }
+                table[absentKeys[index]] = .absent
+            }
+            // In ascending number: of objects sharing a key, the first stands for it (the
+            // others stay unplaced).
+            stored.withUnsafeBufferPointer { states in
+                for location in firstFound..<states.count {
+                    if location + ahead < states.count { table.prefetch(forKey: states[location + ahead].attributes[position]) }
+                    let value = states[location].attributes[position]
+                    guard table[value] == nil else { continue }
+                    table.set(value, .object(states[location].id), location: Int32(location))
+                }
             }
             known[entityName] = table
         }

@@ -1,3 +1,5 @@
+import CPrefetch
+
 /// What a direct import knows of one entity's keys, by key value: open addressing with
 /// linear probing, at most half full.
 ///
@@ -114,6 +116,22 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     /// non-mutating call on `tables[index]` copied it, retaining its arrays, at every probe.
     mutating func slotAnswerAndLocation(forKey key: AttributeValue) -> (slot: Int, answer: IndexedKey, location: Int32)? {
         slot(forKey: key).map { ($0, answer(at: $0), locations[$0]) }
+    }
+
+    /// How many keys ahead of its probes a batch loop prefetches (``prefetch(forKey:)``):
+    /// enough for the lines to arrive, few enough that they are still there when probed.
+    static let probesAhead = 16
+
+    /// Starts loading the slot an integer `key`'s probe reads first, for a probe a few
+    /// records later: a batch's table is out of the cache, and a probe waited for each of
+    /// its lines in turn. `mutating` for the reason ``slotAnswerAndLocation(forKey:)`` is.
+    mutating func prefetch(forKey key: AttributeValue) {
+        guard case .integer(let number) = key else { return }
+        let home = home(ofInteger: number)
+        kinds.withUnsafeBufferPointer { mr_prefetch($0.baseAddress! + home) }
+        integers.withUnsafeBufferPointer { mr_prefetch($0.baseAddress! + home) }
+        numbers.withUnsafeBufferPointer { mr_prefetch($0.baseAddress! + home) }
+        locations.withUnsafeBufferPointer { mr_prefetch($0.baseAddress! + home) }
     }
 
     /// Sets what is known of `key` and its location at once.
