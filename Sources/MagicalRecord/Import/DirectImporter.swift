@@ -1,5 +1,3 @@
-import CPrefetch
-
 /// The import path without objects (Spec/IMPORT.md I27). With `commitsEachBatch`, a batch
 /// that needs nothing only objects give (hooks, nested records, to-many relationships,
 /// inverses that must be read) is imported as object states written straight into the

@@ -156,8 +156,8 @@ import Testing
             for round in 0..<4 {
                 var options = ImportOptions(
                     nullAsAbsent: Bool.random(using: &random), skipInvalid: Int.random(in: 0..<3, using: &random) > 0,
-                    // Now and then batches longer than the look-ahead of a batch's probes.
                     insertsRecordsWithoutKey: Bool.random(using: &random),
+                    // Now and then batches longer than the look-ahead of a batch's probes.
                     batchSize: Int.random(in: 1...12, using: &random) * (Int.random(in: 0..<4, using: &random) == 0 ? 4 : 1),
                     commitsEachBatch: true
                 )
