@@ -52,7 +52,7 @@ final class RecordFilter {
     /// ``RecordCoder/locateAttributes(_:number:wanted:offsets:ends:)``).
     private let offsets: UnsafeMutableBufferPointer<Int>
     private let ends: UnsafeMutableBufferPointer<Int>
-    /// Where records with offset tables hold their values, learnt once per presence mask.
+    /// What each presence mask says of where a record's values lie, learnt once per mask.
     private let shape: RecordShape
 
     /// Nil when `compiled` has a part that reads more than attributes. `entityName` names
@@ -89,11 +89,12 @@ final class RecordFilter {
 
     /// Whether the object stored as `record` (its number `number`) satisfies the predicate.
     /// A record with an offset table has each tested field found when a test reads it (so
-    /// a test the others decide costs nothing); a slot list is walked once for them all.
+    /// a test the others decide costs nothing); a value list or a slot list is walked once
+    /// for them all, as far as the last.
     func matches(_ record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> Bool {
         let header = try coder.header(record, number: number, shape: shape)
         if !header.hasOffsetTable {
-            try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
+            try coder.locateAttributes(record, header, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
         }
         return try evaluate(nodes.count - 1, record, number, header)
     }

@@ -63,7 +63,7 @@ final class SortKeyProbe {
             guard let found = try coder.attributeField(position, header, record, number: number, shape: shape) else { return nil }
             range = found
         } else {
-            try coder.locateAttributes(record, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
+            try coder.locateAttributes(record, header, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
             guard offsets[position] >= 0 else { return nil }
             range = offsets[position]..<ends[position]
         }

@@ -180,7 +180,7 @@ final class RecordCoder: Sendable {
     /// The state in `raw`, materialising only the attributes `mask` flags (all when nil);
     /// the rest are skipped without building their values.
     func decode(_ raw: UnsafeRawBufferPointer, number: Int64, attributes mask: DecodeMask?) throws(MagicalRecordError) -> ObjectState {
-        if mask == nil, let header = RecordLayout.Header(raw, entityCode: entityCode), header.hasOffsetTable {
+        if mask == nil, let header = RecordLayout.Header(raw, entityCode: entityCode), header.hasPresence {
             return try decodeWhole(raw, header, number: number)
         }
         var relationships = emptyRelationships
@@ -220,8 +220,8 @@ final class RecordCoder: Sendable {
         return ObjectState(id: ObjectID(entityName: entity.name, number: number), attributes: attributes, relationships: relationships)
     }
 
-    /// Every field of an offset-table record, as ``walk`` checks them, in one loop with no
-    /// closure per value: a point get's decode. Arrays are built by appending into reserved
+    /// Every field of a value-list or offset-table record, as ``walk`` checks them, in one
+    /// loop with no closure per value: a point get's decode. Arrays are built by appending into reserved
     /// room, which Swift specialises for the element type: an uninitialised array of
     /// attribute values took the standard library's generic allocation path, and a copy of
     /// the defaults its generic element copy, each a sixth of the decode.
@@ -235,8 +235,9 @@ final class RecordCoder: Sendable {
         while unvisited != 0 {
             let slot = unvisited.trailingZeroBitCount
             unvisited &= unvisited - 1
-            // Values lie one after another, each where the table says.
-            guard header.valueRange(index, in: raw)?.lowerBound == reader.position, let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            // Values lie one after another, each where a table says.
+            guard !header.hasOffsetTable || header.valueRange(index, in: raw)?.lowerBound == reader.position,
+                  let tag = reader.read(UInt8.self) else { throw damaged(number) }
             index += 1
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
             if tag == Tag.object {
@@ -308,10 +309,21 @@ final class RecordCoder: Sendable {
             }
             return
         }
+        if header.hasPresence {
+            try stepValues(raw, header, number: number, wanted: remaining) { position, value in
+                guard position < mask.count, mask[position] else { return false }
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<value.upperBound]), at: value.lowerBound)
+                guard let tag = reader.read(UInt8.self), let read = Self.readValue(tag, &reader), reader.position == value.upperBound else { return nil }
+                attributes[position] = read
+                return true
+            }
+            return
+        }
         var reader = ByteReader(raw, at: header.fieldsStart)
+        var slots = RecordLayout.SlotReader(header)
         for _ in 0..<header.count {
             guard remaining > 0 else { return }
-            guard let slot = reader.readVarint(), let tag = reader.read(UInt8.self) else { throw damaged(number) }
+            guard let slot = slots.next(&reader, in: raw), let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
             if position >= 0, position < mask.count, mask[position], tag != Tag.object {
                 guard let value = Self.readValue(tag, &reader) else { throw damaged(number) }
@@ -336,6 +348,14 @@ final class RecordCoder: Sendable {
         offsets: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>, shape: RecordShape
     ) throws(MagicalRecordError) {
         let header = try header(raw, number: number, shape: shape)
+        try locateAttributes(raw, header, number: number, wanted: wanted, offsets: offsets, ends: ends, shape: shape)
+    }
+
+    /// The same for a record whose header the caller has read with `shape`.
+    func locateAttributes(
+        _ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64, wanted: UnsafeBufferPointer<Bool>,
+        offsets: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>, shape: RecordShape
+    ) throws(MagicalRecordError) {
         if header.hasOffsetTable {
             for position in wanted.indices where wanted[position] {
                 let range = try attributeField(position, header, raw, number: number, shape: shape)
@@ -349,10 +369,20 @@ final class RecordCoder: Sendable {
             offsets[position] = -1
             remaining += 1
         }
+        if header.hasPresence {
+            try stepValues(raw, header, number: number, wanted: remaining) { position, value in
+                guard position < wanted.count, wanted[position] else { return false }
+                offsets[position] = value.lowerBound
+                ends[position] = value.upperBound
+                return true
+            }
+            return
+        }
         var reader = ByteReader(raw, at: header.fieldsStart)
+        var slots = RecordLayout.SlotReader(header)
         for _ in 0..<header.count {
             guard remaining > 0 else { return }
-            guard let slot = reader.readVarint() else { throw damaged(number) }
+            guard let slot = slots.next(&reader, in: raw) else { throw damaged(number) }
             let start = reader.position
             guard let tag = reader.read(UInt8.self) else { throw damaged(number) }
             let position = slot < positions.count ? positions[slot] : Self.unknownSlot
@@ -368,6 +398,81 @@ final class RecordCoder: Sendable {
             }
         }
         guard reader.position == raw.count else { throw damaged(number) }
+    }
+
+    /// Steps over a value list's values in order, checking each (its tag known, its payload
+    /// within the record), and hands `take` each attribute's value (its position, and its
+    /// bytes from the tag on), skipping references; `take` answers whether the value was
+    /// one of the `wanted` it looks for (nil: it does not read). Stops once `wanted` were
+    /// taken, else checks that the last value ends the record. One loop with every step
+    /// inlined: a scan, count or sort steps over every value before the ones it reads.
+    @inline(__always)
+    private func stepValues(
+        _ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64, wanted: Int,
+        _ take: (_ position: Int, _ value: Range<Int>) -> Bool?
+    ) throws(MagicalRecordError) {
+        var remaining = wanted
+        var start = header.fieldsStart
+        var unvisited = header.presence
+        while unvisited != 0, remaining > 0 {
+            let slot = unvisited.trailingZeroBitCount
+            unvisited &= unvisited - 1
+            guard let end = Self.valueEnd(raw, from: start) else { throw damaged(number) }
+            let position = slot < positions.count ? positions[slot] : Self.unknownSlot
+            if position >= 0, raw[start] != Tag.object {
+                guard let taken = take(position, start..<end) else { throw damaged(number) }
+                if taken { remaining -= 1 }
+            }
+            start = end
+        }
+        guard remaining == 0 || start == raw.count else { throw damaged(number) }
+    }
+
+    /// Where the value whose tag byte is at `start` ends in `raw`; nil when the tag is
+    /// unknown or the value runs past the end. What ``skipValue(_:_:)`` does, loading the
+    /// bytes directly.
+    @inline(__always)
+    static func valueEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start >= 0, start < raw.count, let base = raw.baseAddress else { return nil }
+        let count = raw.count
+        var at = start + 1
+        let size: Int
+        switch base.load(fromByteOffset: start, as: UInt8.self) {
+        case Tag.null, Tag.false, Tag.true: return at
+        case Tag.integer:
+            // Where eight bytes remain, the varint's end is the first byte without its high
+            // bit, found in one load.
+            if count - at >= 8 {
+                let stops = ~UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self)) & 0x8080_8080_8080_8080
+                if stops != 0 { return at + stops.trailingZeroBitCount / 8 + 1 }
+            }
+            return skipVarint(base, count, &at) == nil ? nil : at
+        case Tag.object: return skipVarint(base, count, &at) == nil || skipVarint(base, count, &at) == nil ? nil : at
+        case Tag.double, Tag.date: size = 8
+        case Tag.float, Tag.wholeDouble, Tag.hundredthsDouble, Tag.wholeSecondsDate: size = 4
+        case Tag.uuid: size = 16
+        case Tag.decimal, Tag.string, Tag.data, Tag.uri:
+            guard let length = skipVarint(base, count, &at), length <= UInt64(count - at) else { return nil }
+            size = Int(length)
+        default: return nil
+        }
+        return size <= count - at ? at + size : nil
+    }
+
+    /// Moves `at` past the varint there in the `count` bytes at `base`; its value, nil when
+    /// it is longer than 10 bytes or cut short.
+    @inline(__always)
+    private static func skipVarint(_ base: UnsafeRawPointer, _ count: Int, _ at: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while at < count, shift < 64 {
+            let byte = base.load(fromByteOffset: at, as: UInt8.self)
+            at += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
     }
 
     /// A memory of record layouts for one scan of this entity's records.

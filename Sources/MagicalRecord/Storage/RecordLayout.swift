@@ -1,18 +1,20 @@
 import MagicalStore
 
-/// The two layouts of a record's fields (Spec/OBJECT-STORE.md section 4, O11).
+/// The layouts of a record's fields (Spec/OBJECT-STORE.md section 4, O11).
 ///
-/// A record whose slots are all below 64 says which it has in a presence mask and where
-/// each value starts in a table, so a filter, sort or aggregate finds the fields it reads
-/// with a bit count and a load instead of stepping over every field before them. Other
-/// records list each field under its slot number (a slot list), which any slot fits.
+/// A record whose slots are all below 64 says which it has in a presence mask, its values
+/// following in slot order (a value list). Other records list each field under its slot
+/// number (a slot list), which any slot fits. Records of format 2 and 3 stores may also
+/// carry a table of where each value starts (an offset table), which reads still take.
 enum RecordLayout {
     /// The slot list written: version 8, which may hold compact numbers (O12); version 1,
     /// written before them, still reads.
     static let slotList: UInt8 = 8
     static let slotListBeforeCompactNumbers: UInt8 = 1
-    /// Offset tables of 1, 2 and 4 bytes per entry: written as versions 5-7, which may hold
-    /// compact numbers; versions 2-4, written before them, still read.
+    /// The value list, written from object format 4 on.
+    static let valueList: UInt8 = 9
+    /// Offset tables of 1, 2 and 4 bytes per entry, no longer written: versions 5-7 may
+    /// hold compact numbers, versions 2-4 were written before them.
     static let offsetTables: ClosedRange<UInt8> = 2...7
     static let firstOffsetTableWithCompactNumbers: UInt8 = 5
 
@@ -25,12 +27,13 @@ enum RecordLayout {
     /// A record's header, read and checked: where its fields are.
     struct Header {
         let version: UInt8
-        /// Version 1: the field count; otherwise the number of values.
+        /// Slot lists: the field count; otherwise the number of values.
         let count: Int
-        /// Version 1: where the first field starts; otherwise where the first value does.
+        /// Slot lists: where the first field starts; otherwise where the first value does.
         let fieldsStart: Int
-        /// Offset tables only: bit `s` set when slot `s` has a value.
+        /// Value lists and offset tables: bit `s` set when slot `s` has a value.
         let presence: UInt64
+        /// Offset tables only: where the table starts and each entry's width.
         let tableStart: Int
         let width: Int
 
@@ -52,9 +55,18 @@ enum RecordLayout {
                 width = 0
                 return
             }
-            guard RecordLayout.offsetTables.contains(version), let presence = reader.readVarintUInt64() else { return nil }
+            guard version == RecordLayout.valueList || RecordLayout.offsetTables.contains(version),
+                  let presence = reader.readVarintUInt64() else { return nil }
             self.presence = presence
             count = valueCount(presence)
+            if version == RecordLayout.valueList {
+                width = 0
+                tableStart = reader.position
+                fieldsStart = tableStart
+                // Every value has at least its tag byte.
+                guard raw.count - fieldsStart >= count else { return nil }
+                return
+            }
             // Versions 2 and 5 have 1-byte offsets, 3 and 6 2-byte, 4 and 7 4-byte.
             width = 1 << (Int(version - 2) % 3)
             tableStart = reader.position
@@ -63,7 +75,9 @@ enum RecordLayout {
             guard raw.count - fieldsStart >= count else { return nil }
         }
 
-        var hasOffsetTable: Bool { !RecordLayout.isSlotList(version) }
+        var hasOffsetTable: Bool { width > 0 }
+        /// A value list or an offset table: the slots are the presence mask's bits.
+        var hasPresence: Bool { !RecordLayout.isSlotList(version) }
 
         /// Offset tables only: where value `index` (counted in slot order) starts and ends
         /// in `raw`; nil when the table puts it out of order or past the end.
@@ -87,7 +101,7 @@ enum RecordLayout {
         }
     }
 
-    /// Steps through a record's fields in order, in either layout.
+    /// Steps through a record's fields in order, in any layout.
     struct SlotReader {
         private let header: Header
         private var unvisited: UInt64
@@ -107,7 +121,7 @@ enum RecordLayout {
         @inline(__always)
         mutating func next(_ reader: inout ByteReader, in raw: UnsafeRawBufferPointer) -> Int? {
             defer { index += 1 }
-            guard header.hasOffsetTable else {
+            guard header.hasPresence else {
                 guard let slot = reader.readVarint() else { return nil }
                 if slot < RecordLayout.maskedSlots {
                     guard listedBelow64 & (1 << UInt64(slot)) == 0 else { return nil }
@@ -119,8 +133,8 @@ enum RecordLayout {
             }
             let slot = unvisited.trailingZeroBitCount
             unvisited &= unvisited - 1
-            // Values lie one after another, each where the table says.
-            guard header.valueRange(index, in: raw)?.lowerBound == reader.position else { return nil }
+            // Values lie one after another, each where a table says.
+            guard !header.hasOffsetTable || header.valueRange(index, in: raw)?.lowerBound == reader.position else { return nil }
             return slot
         }
     }
@@ -137,8 +151,8 @@ enum RecordLayout {
         /// The values' bytes, one after another, in `buffer[..<length]`; the rest is room.
         private var buffer = [UInt8](repeating: 0, count: 256)
         private var length = 0
-        /// The header and offset table of the record being written.
-        private var head = [UInt8](repeating: 0, count: 64)
+        /// The header of the record being written: a version, an entity code and a mask.
+        private var head = [UInt8](repeating: 0, count: 21)
         /// Each value's slot and where it starts in `buffer`; `write` fills in the ends.
         private var fields: [(slot: Int, start: Int, end: Int)] = []
 
@@ -231,7 +245,7 @@ enum RecordLayout {
             }
             if !isInSlotOrder { fields.sort { $0.slot < $1.slot } }
             guard highestSlot >= RecordLayout.maskedSlots else {
-                writeOffsetTable(entityCode: entityCode, valuesInOrder: isInSlotOrder, into: &record)
+                writeValueList(entityCode: entityCode, valuesInOrder: isInSlotOrder, into: &record)
                 return
             }
             record.append(RecordLayout.slotList)
@@ -248,30 +262,14 @@ enum RecordLayout {
         /// `valuesInOrder`: the buffer holds the fields in slot order, so it is copied whole.
         /// The record's buffer grows as appends grow it (doubling): reserving each record's
         /// exact size grew a batch's buffer by a few kilobytes at a time, copying it whole.
-        private mutating func writeOffsetTable(entityCode: Int, valuesInOrder: Bool, into record: inout [UInt8]) {
-            let headRoom = 1 + 10 + 10 + max(fields.count - 1, 0) * 4
-            if headRoom > head.count { head = [UInt8](repeating: 0, count: headRoom) }
-            let headLength = fields.withUnsafeBufferPointer { fields in
-                head.withUnsafeMutableBytes { head in
-                    // Values all lie in the buffer: their total is its length.
-                    let width = length <= 0x100 ? 1 : (length <= 0x1_0000 ? 2 : 4)
-                    let presence = fields.reduce(UInt64(0)) { $0 | 1 << UInt64($1.slot) }
-                    let start = head.baseAddress!
-                    start.storeBytes(of: RecordLayout.firstOffsetTableWithCompactNumbers + (width == 1 ? 0 : (width == 2 ? 1 : 2)), as: UInt8.self)
-                    var size = 1 + Self.storeVarint(UInt64(entityCode), at: start + 1)
-                    size += Self.storeVarint(presence, at: start + size)
-                    var offset = 0
-                    for field in fields.dropLast() {
-                        offset += field.end - field.start
-                        switch width {
-                        case 1: start.storeBytes(of: UInt8(offset), toByteOffset: size, as: UInt8.self)
-                        case 2: start.storeBytes(of: UInt16(offset).littleEndian, toByteOffset: size, as: UInt16.self)
-                        default: start.storeBytes(of: UInt32(offset).littleEndian, toByteOffset: size, as: UInt32.self)
-                        }
-                        size += width
-                    }
-                    return size
-                }
+        private mutating func writeValueList(entityCode: Int, valuesInOrder: Bool, into record: inout [UInt8]) {
+            let presence = fields.reduce(UInt64(0)) { $0 | 1 << UInt64($1.slot) }
+            // The header in one append: appended byte by byte, each checked the array.
+            let headLength = head.withUnsafeMutableBytes { head in
+                let start = head.baseAddress!
+                start.storeBytes(of: RecordLayout.valueList, as: UInt8.self)
+                let size = 1 + Self.storeVarint(UInt64(entityCode), at: start + 1)
+                return size + Self.storeVarint(presence, at: start + size)
             }
             head.withUnsafeBytes { record.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<headLength])) }
             buffer.withUnsafeBytes { values in

@@ -15,8 +15,9 @@ struct StoreMetadata {
 
     /// The object format this library writes and the newest it reads: 2 has records of
     /// versions 5-8 (compact numbers, O12) and to-many values without the number (O13); 3
-    /// keeps unordered to-manys as runs of members (O14).
-    static let currentFormat = 3
+    /// keeps unordered to-manys as runs of members (O14); 4 writes records as value lists
+    /// (version 9, O11).
+    static let currentFormat = 4
 
     /// The first format whose unordered to-manys are runs of members (O14).
     static let memberRunsFormat = 3

@@ -114,7 +114,7 @@ import Testing
         state.attributes[0] = .integer(1)
         state.attributes[2] = .double(12)
         state.attributes[4] = .string("abcdef")
-        let bytes = coder.encode(state)
+        let bytes = OffsetTableRecords.offsetTable(from: coder.encode(state))
         #expect(try coder.decode(bytes, number: 7).attributes[2] == .double(12))
         // Version 5: header (version, code, presence: a 2-byte varint, as the note's slot 7
         // is set: its null is written, it has a default, O8), offsets of values 1 to 3, then

@@ -3,10 +3,10 @@ import MagicalStore
 import Testing
 @testable import MagicalRecord
 
-/// Both record layouts (an offset table when every slot is below 64, a slot list
-/// otherwise, and the slot lists earlier versions wrote for every record) decode to the
-/// state encoded, in full, in part, and field by field in place; damaged bytes are a
-/// damaged-record error, never data and never a crash.
+/// Every record layout (a value list when every slot is below 64, a slot list otherwise,
+/// the offset tables object formats 2 and 3 wrote, and the slot lists earlier versions
+/// wrote for every record) decodes to the state encoded, in full, in part, and field by
+/// field in place; damaged bytes are a damaged-record error, never data and never a crash.
 @Suite struct RecordLayoutTests {
     private static let model = RecordCodingTests.model
     private static let properties = ["noteID", "title", "body", "rating", "written", "pinned", "author"]
@@ -89,17 +89,32 @@ import Testing
         }
     }
 
-    @Test func offsetTablesRoundTripAtEveryWidth() throws {
+    @Test func valueListsRoundTrip() throws {
+        let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        let shape = coder.makeShape()
+        var random = SplitMix64(seed: 11)
+        for _ in 0..<(300 * testScale) {
+            let state = try randomState(&random)
+            let bytes = coder.encode(state)
+            #expect(bytes[0] == RecordLayout.valueList)
+            try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
+        }
+    }
+
+    /// Offset tables as object formats 2 and 3 wrote them, at every width, still read; a
+    /// scan's shape meets them among value lists.
+    @Test func offsetTablesStillReadAtEveryWidth() throws {
         let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
         let shape = coder.makeShape()
         var random = SplitMix64(seed: 12)
         var versions = Set<UInt8>()
         for _ in 0..<(300 * testScale) {
             let state = try randomState(&random)
-            let bytes = coder.encode(state)
+            let valueList = coder.encode(state)
+            let bytes = OffsetTableRecords.offsetTable(from: valueList)
             versions.insert(bytes[0])
-            #expect(RecordLayout.offsetTables.contains(bytes[0]))
             try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
+            try expectReads(valueList, of: state, coder: coder, shape: shape, random: &random)
         }
         #expect(versions == [5, 6, 7])
     }
@@ -115,7 +130,7 @@ import Testing
             // Values no compact form holds: the bytes are what the earlier libraries wrote.
             state.attributes[3] = .double(Double.random(in: 0..<1, using: &random) / 3 + 0.001)
             state.attributes[4] = .date(Date(timeIntervalSince1970: 0.5))
-            var bytes = coder.encode(state)
+            var bytes = OffsetTableRecords.offsetTable(from: coder.encode(state))
             bytes[0] -= RecordLayout.firstOffsetTableWithCompactNumbers - 2
             try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
         }
@@ -129,8 +144,9 @@ import Testing
         for _ in 0..<(100 * testScale) {
             let state = try randomState(&random)
             let bytes = coder.encode(state)
-            #expect(RecordLayout.offsetTables.contains(bytes[0]))
+            #expect(bytes[0] == RecordLayout.valueList)
             try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
+            try expectReads(OffsetTableRecords.offsetTable(from: bytes), of: state, coder: coder, shape: shape, random: &random)
         }
     }
 
@@ -162,12 +178,19 @@ import Testing
         [1, 0xD8, 0x04], [7, 2, 0x48, 0x69], [14, 0xFA, 0, 0, 0], [15, 0xE8, 0x03, 0, 0], [6], [12, 2, 5],
     ]
 
-    @Test func anOffsetTableIsWrittenByteForByteAsSpecified() throws {
+    @Test func aValueListIsWrittenByteForByteAsSpecified() throws {
         let bytes = try coder(slots: [0, 1, 2, 3, 4, 5, 6]).encode(try knownState())
+        // Version 9, entity code 1, presence of slots 0, 1, 3, 4, 5 and 6, then the values.
+        #expect(bytes == [9, 1, 0x7B] + Self.knownValues.joined())
+    }
+
+    @Test func anOffsetTableReadsByteForByteAsSpecified() throws {
         // Version 5 (1-byte offsets), entity code 1, presence of slots 0, 1, 3, 4, 5 and 6,
         // then where values 2 to 6 start, counted from the first value.
         let table: [UInt8] = [5, 1, 0x7B, 3, 7, 12, 17, 18]
-        #expect(bytes == table + Self.knownValues.joined())
+        let bytes = table + Self.knownValues.joined()
+        #expect(try coder(slots: [0, 1, 2, 3, 4, 5, 6]).decode(bytes, number: 9) == knownState())
+        #expect(OffsetTableRecords.offsetTable(from: [9, 1, 0x7B] + Self.knownValues.joined()) == bytes)
     }
 
     @Test func aSlotListIsWrittenByteForByteAsSpecified() throws {
@@ -233,16 +256,17 @@ import Testing
         #expect(id.number == 9)
     }
 
-    /// A whole decode of an offset-table record (a point get's own loop) answers as the
-    /// general walk does, on intact records with slots in and out of property order and on
-    /// every single-byte change of them: the same state, or a damaged-record error.
+    /// A whole decode of a value list or offset table (a point get's own loop) answers as
+    /// the general walk does, on intact records with slots in and out of property order and
+    /// on single-byte changes of them: the same state, or a damaged-record error.
     @Test func aWholeDecodeAnswersAsTheWalk() throws {
         var random = SplitMix64(seed: 29)
         let everything = RecordCoder.DecodeMask(attributes: [Bool](repeating: true, count: 6), relationships: true)
         for slots in [[0, 1, 2, 3, 4, 5, 6], [6, 0, 5, 1, 4, 2, 3], [3, 9, 1, 63, 0, 7, 2]] {
             let coder = try coder(slots: slots)
-            for _ in 0..<40 {
-                let bytes = coder.encode(try randomState(&random))
+            for round in 0..<80 {
+                let valueList = coder.encode(try randomState(&random))
+                let bytes = round % 2 == 0 ? valueList : OffsetTableRecords.offsetTable(from: valueList)
                 var records = [bytes]
                 for _ in 0..<8 {
                     var damaged = bytes
@@ -264,9 +288,9 @@ import Testing
         }
     }
 
-    /// Every truncation and single-byte change of an offset-table record either decodes or
-    /// is a damaged-record error, in full, partial and in-place reads alike.
-    @Test func damagedOffsetTablesAreErrorsNeverCrashes() throws {
+    /// Every truncation and single-byte change of a value list or an offset table either
+    /// decodes or is a damaged-record error, in full, partial and in-place reads alike.
+    @Test(arguments: [false, true]) func damagedRecordsAreErrorsNeverCrashes(withOffsetTable: Bool) throws {
         let coder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
         let shape = coder.makeShape()
         var random = SplitMix64(seed: 16)
@@ -274,7 +298,8 @@ import Testing
         var state = ObjectState(id: ObjectID(entityName: "Note", number: 9), entity: entity)
         state.attributes = [.integer(7), .string("title"), .string("a body"), .double(2.5), .null, .bool(true)]
         state.relationships = [.toOne(ObjectID(entityName: "Author", number: 3))]
-        let bytes = coder.encode(state)
+        let valueList = coder.encode(state)
+        let bytes = withOffsetTable ? OffsetTableRecords.offsetTable(from: valueList) : valueList
         let mask = [Bool](repeating: true, count: 6)
         let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
         let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
@@ -310,6 +335,16 @@ import Testing
                 damaged[index] = UInt8.random(in: 0...255, using: &random)
                 _ = readAll(damaged)
             }
+        }
+        guard withOffsetTable else {
+            // A byte after the last value: every read that walks to the end sees it (the
+            // record lacks one of the attributes wanted, so partial reads walk that far).
+            #expect(readAll(bytes + [RecordCoder.Tag.null]) == [false, false, false])
+            // A string's length past the record's end.
+            var beyond = bytes
+            beyond[bytes.firstIndex(of: RecordCoder.Tag.string)! + 1] = 120
+            #expect(readAll(beyond) == [false, false, false])
+            return
         }
         // The table out of order, and past the end.
         let tableStart = 3
