@@ -439,14 +439,7 @@ final class RecordCoder: Sendable {
         let size: Int
         switch base.load(fromByteOffset: start, as: UInt8.self) {
         case Tag.null, Tag.false, Tag.true: return at
-        case Tag.integer:
-            // Where eight bytes remain, the varint's end is the first byte without its high
-            // bit, found in one load.
-            if count - at >= 8 {
-                let stops = ~UInt64(littleEndian: base.loadUnaligned(fromByteOffset: at, as: UInt64.self)) & 0x8080_8080_8080_8080
-                if stops != 0 { return at + stops.trailingZeroBitCount / 8 + 1 }
-            }
-            return skipVarint(base, count, &at) == nil ? nil : at
+        case Tag.integer: return skipVarint(base, count, &at) == nil ? nil : at
         case Tag.object: return skipVarint(base, count, &at) == nil || skipVarint(base, count, &at) == nil ? nil : at
         case Tag.double, Tag.date: size = 8
         case Tag.float, Tag.wholeDouble, Tag.hundredthsDouble, Tag.wholeSecondsDate: size = 4
