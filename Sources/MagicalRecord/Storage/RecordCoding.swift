@@ -292,9 +292,11 @@ final class RecordCoder: Sendable {
         shape: RecordShape
     ) throws(MagicalRecordError) {
         var remaining = 0
+        var wantedSlots: UInt64 = 0
         for position in mask.indices where mask[position] {
             attributes[position] = defaults[position]
             remaining += 1
+            wantedSlots |= Self.maskBit(attributeSlots[position])
         }
         let header = try header(raw, number: number, shape: shape)
         if header.hasOffsetTable {
@@ -310,10 +312,9 @@ final class RecordCoder: Sendable {
             return
         }
         if header.hasPresence {
-            try stepValues(raw, header, number: number, wanted: remaining) { position, value in
-                guard position < mask.count, mask[position] else { return false }
+            try stepValues(raw, header, number: number, wantedSlots: wantedSlots) { position, value in
                 var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<value.upperBound]), at: value.lowerBound)
-                guard let tag = reader.read(UInt8.self), let read = Self.readValue(tag, &reader), reader.position == value.upperBound else { return nil }
+                guard let tag = reader.read(UInt8.self), let read = Self.readValue(tag, &reader), reader.position == value.upperBound else { return false }
                 attributes[position] = read
                 return true
             }
@@ -365,13 +366,14 @@ final class RecordCoder: Sendable {
             return
         }
         var remaining = 0
+        var wantedSlots: UInt64 = 0
         for position in wanted.indices where wanted[position] {
             offsets[position] = -1
             remaining += 1
+            wantedSlots |= Self.maskBit(attributeSlots[position])
         }
         if header.hasPresence {
-            try stepValues(raw, header, number: number, wanted: remaining) { position, value in
-                guard position < wanted.count, wanted[position] else { return false }
+            try stepValues(raw, header, number: number, wantedSlots: wantedSlots) { position, value in
                 offsets[position] = value.lowerBound
                 ends[position] = value.upperBound
                 return true
@@ -401,31 +403,34 @@ final class RecordCoder: Sendable {
     }
 
     /// Steps over a value list's values in order, checking each (its tag known, its payload
-    /// within the record), and hands `take` each attribute's value (its position, and its
-    /// bytes from the tag on), skipping references; `take` answers whether the value was
-    /// one of the `wanted` it looks for (nil: it does not read). Stops once `wanted` were
-    /// taken, else checks that the last value ends the record. One loop with every step
-    /// inlined: a scan, count or sort steps over every value before the ones it reads.
+    /// within the record), up to the last whose slot is in `wantedSlots`, and hands `take`
+    /// each of those (the attribute's position, and its bytes from the tag on) unless it
+    /// holds a reference; `take` answers false when the value does not read. What follows
+    /// the last wanted value cannot change it: a full decode checks it. One loop with every
+    /// step inlined: a scan, count or sort steps over every value before the ones it reads.
     @inline(__always)
     private func stepValues(
-        _ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64, wanted: Int,
-        _ take: (_ position: Int, _ value: Range<Int>) -> Bool?
+        _ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64, wantedSlots: UInt64,
+        _ take: (_ position: Int, _ value: Range<Int>) -> Bool
     ) throws(MagicalRecordError) {
-        var remaining = wanted
         var start = header.fieldsStart
         var unvisited = header.presence
-        while unvisited != 0, remaining > 0 {
+        while unvisited & wantedSlots != 0 {
             let slot = unvisited.trailingZeroBitCount
             unvisited &= unvisited - 1
             guard let end = Self.valueEnd(raw, from: start) else { throw damaged(number) }
-            let position = slot < positions.count ? positions[slot] : Self.unknownSlot
-            if position >= 0, raw[start] != Tag.object {
-                guard let taken = take(position, start..<end) else { throw damaged(number) }
-                if taken { remaining -= 1 }
+            if wantedSlots & (1 << UInt64(slot)) != 0, raw[start] != Tag.object {
+                guard take(positions[slot], start..<end) else { throw damaged(number) }
             }
             start = end
         }
-        guard remaining == 0 || start == raw.count else { throw damaged(number) }
+    }
+
+    /// The bit of `slot` in a presence mask; 0 for a slot the mask cannot hold (a record
+    /// with such a slot is a slot list).
+    @inline(__always)
+    private static func maskBit(_ slot: Int) -> UInt64 {
+        slot < RecordLayout.maskedSlots ? 1 << UInt64(slot) : 0
     }
 
     /// Where the value whose tag byte is at `start` ends in `raw`; nil when the tag is
