@@ -59,7 +59,7 @@ final class SortKeyProbe {
         guard let bound else { return nil }
         let header = try coder.header(record, number: number, shape: shape)
         let range: Range<Int>
-        if header.hasOffsetTable {
+        if header.hasPresence {
             guard let found = try coder.attributeField(position, header, record, number: number, shape: shape) else { return nil }
             range = found
         } else {

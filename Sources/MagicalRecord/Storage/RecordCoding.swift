@@ -497,13 +497,21 @@ final class RecordCoder: Sendable {
         return range
     }
 
-    /// Where attribute `position`'s value lies in a record with an offset table, whose
-    /// header was read with `shape`; nil when the record lacks it, or holds a to-one
-    /// reference under its slot (which a decode also reads as absent).
+    /// Where attribute `position`'s value lies in a value list or a record with an offset
+    /// table, whose header was read with `shape`; nil when the record lacks it, or holds a
+    /// to-one reference under its slot (which a decode also reads as absent).
     @inline(__always)
     func attributeField(
         _ position: Int, _ header: RecordLayout.Header, _ raw: UnsafeRawBufferPointer, number: Int64, shape: RecordShape
     ) throws(MagicalRecordError) -> Range<Int>? {
+        guard header.hasOffsetTable else {
+            var found: Range<Int>?
+            try stepValues(raw, header, number: number, wantedSlots: Self.maskBit(attributeSlots[position])) { _, value in
+                found = value
+                return true
+            }
+            return found
+        }
         guard let range = try valueRange(ofAttribute: position, header, raw, number: number, shape: shape) else { return nil }
         return raw[range.lowerBound] != Tag.object ? range : nil
     }

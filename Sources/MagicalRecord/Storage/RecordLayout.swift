@@ -16,7 +16,6 @@ enum RecordLayout {
     /// Offset tables of 1, 2 and 4 bytes per entry, no longer written: versions 5-7 may
     /// hold compact numbers, versions 2-4 were written before them.
     static let offsetTables: ClosedRange<UInt8> = 2...7
-    static let firstOffsetTableWithCompactNumbers: UInt8 = 5
 
     static func isSlotList(_ version: UInt8) -> Bool {
         version == slotList || version == slotListBeforeCompactNumbers

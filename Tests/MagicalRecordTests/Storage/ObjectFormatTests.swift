@@ -102,7 +102,7 @@ import Testing
             layouts[value[0], default: 0] += 1
             return true
         }
-        #expect(layouts == [RecordLayout.valueList: 1, RecordLayout.firstOffsetTableWithCompactNumbers: 39])
+        #expect(layouts == [RecordLayout.valueList: 1, OffsetTableRecords.firstVersionWithCompactNumbers: 39])
         #expect(try employees(raised, "firstName == 'Renamed'").map { $0[0] } == [.integer(1)])
         try raised.close()
     }

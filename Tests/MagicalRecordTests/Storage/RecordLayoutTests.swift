@@ -73,6 +73,19 @@ import Testing
             }
         }
         try read.get()
+        // One attribute found alone (a sort key's probe) lies where the located one does.
+        let fields = bytes.withUnsafeBytes { raw in
+            Result { () throws(MagicalRecordError) -> [Range<Int>?]? in
+                let header = try coder.header(raw, number: 9, shape: shape)
+                guard header.hasPresence else { return nil }
+                return try (0..<6).map { position throws(MagicalRecordError) in try coder.attributeField(position, header, raw, number: 9, shape: shape) }
+            }
+        }
+        if let fields = try fields.get() {
+            for position in 0..<6 where mask[position] {
+                #expect(fields[position] == (offsets[position] >= 0 ? offsets[position]..<ends[position] : nil))
+            }
+        }
         bytes.withUnsafeBytes { raw in
             for position in 0..<6 where mask[position] {
                 #expect(attributes[position] == state.attributes[position])
@@ -131,7 +144,7 @@ import Testing
             state.attributes[3] = .double(Double.random(in: 0..<1, using: &random) / 3 + 0.001)
             state.attributes[4] = .date(Date(timeIntervalSince1970: 0.5))
             var bytes = OffsetTableRecords.offsetTable(from: coder.encode(state))
-            bytes[0] -= RecordLayout.firstOffsetTableWithCompactNumbers - 2
+            bytes[0] -= OffsetTableRecords.firstVersionWithCompactNumbers - 2
             try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
         }
     }
