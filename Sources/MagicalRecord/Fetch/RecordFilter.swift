@@ -48,6 +48,10 @@ final class RecordFilter {
     private let generalTests: [GeneralTest]
     private let stringBytes: UnsafeMutableBufferPointer<UInt8>
     private let wanted: UnsafeMutableBufferPointer<Bool>
+    /// The tested attributes as positions, and as a value list's presence bits: a value
+    /// list is read without going over every attribute for each record.
+    private let wantedPositions: UnsafeMutableBufferPointer<Int>
+    private let wantedSlots: UInt64
     /// Per record: where each tested attribute's field begins and ends (see
     /// ``RecordCoder/locateAttributes(_:number:wanted:offsets:ends:)``).
     private let offsets: UnsafeMutableBufferPointer<Int>
@@ -70,6 +74,9 @@ final class RecordFilter {
         var wanted = [Bool](repeating: false, count: coder.defaultAttributes.count)
         for test in builder.tests { wanted[test.position] = true }
         self.wanted = .copying(wanted)
+        let positions = wanted.indices.filter { wanted[$0] }
+        wantedPositions = .copying(positions)
+        wantedSlots = coder.presenceBits(ofAttributes: positions)
         offsets = .allocate(capacity: wanted.count)
         offsets.initialize(repeating: -1)
         ends = .allocate(capacity: wanted.count)
@@ -83,6 +90,7 @@ final class RecordFilter {
         tests.deallocate()
         stringBytes.deallocate()
         wanted.deallocate()
+        wantedPositions.deallocate()
         offsets.deallocate()
         ends.deallocate()
     }
@@ -93,7 +101,9 @@ final class RecordFilter {
     /// for them all, as far as the last.
     func matches(_ record: UnsafeRawBufferPointer, number: Int64) throws(MagicalRecordError) -> Bool {
         let header = try coder.header(record, number: number, shape: shape)
-        if !header.hasOffsetTable {
+        if header.hasPresence && !header.hasOffsetTable {
+            try coder.locateValues(record, header, number: number, positions: UnsafeBufferPointer(wantedPositions), slots: wantedSlots, offsets: offsets, ends: ends)
+        } else if !header.hasOffsetTable {
             try coder.locateAttributes(record, header, number: number, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
         }
         return try evaluate(nodes.count - 1, record, number, header)

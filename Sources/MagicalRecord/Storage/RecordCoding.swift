@@ -402,6 +402,29 @@ final class RecordCoder: Sendable {
         guard reader.position == raw.count else { throw damaged(number) }
     }
 
+    /// The presence-mask bits of the attributes at `positions` (none for a slot a mask
+    /// cannot hold): what ``locateValues(_:_:number:positions:slots:offsets:ends:)`` takes.
+    func presenceBits(ofAttributes positions: [Int]) -> UInt64 {
+        positions.reduce(0) { $0 | Self.maskBit(attributeSlots[$1]) }
+    }
+
+    /// Where the attributes at `positions` lie in a value list whose header the caller
+    /// has read, as ``locateAttributes(_:number:wanted:offsets:ends:shape:)`` gives them;
+    /// `slots` are their ``presenceBits(ofAttributes:)``. A filter's own: it knows its
+    /// attributes once, where the general locate goes over every attribute per record.
+    @inline(__always)
+    func locateValues(
+        _ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64, positions: UnsafeBufferPointer<Int>, slots: UInt64,
+        offsets: UnsafeMutableBufferPointer<Int>, ends: UnsafeMutableBufferPointer<Int>
+    ) throws(MagicalRecordError) {
+        for position in positions { offsets[position] = -1 }
+        try stepValues(raw, header, number: number, wantedSlots: slots) { position, value in
+            offsets[position] = value.lowerBound
+            ends[position] = value.upperBound
+            return true
+        }
+    }
+
     /// Steps over a value list's values in order, checking each (its tag known, its payload
     /// within the record), up to the last whose slot is in `wantedSlots`, and hands `take`
     /// each of those (the attribute's position, and its bytes from the tag on) unless it
