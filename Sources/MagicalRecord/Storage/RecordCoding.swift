@@ -221,10 +221,10 @@ final class RecordCoder: Sendable {
     }
 
     /// Every field of a value-list or offset-table record, as ``walk`` checks them, in one
-    /// loop with no closure per value: a point get's decode. Arrays are built by appending into reserved
-    /// room, which Swift specialises for the element type: an uninitialised array of
-    /// attribute values took the standard library's generic allocation path, and a copy of
-    /// the defaults its generic element copy, each a sixth of the decode.
+    /// loop with no closure per value: a point get's decode. Arrays are built by appending
+    /// into reserved room, which Swift specialises for the element type: an uninitialised
+    /// array of attribute values took the standard library's generic allocation path, and
+    /// a copy of the defaults its generic element copy, each a sixth of the decode.
     private func decodeWhole(_ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64) throws(MagicalRecordError) -> ObjectState {
         var attributes: [AttributeValue] = []
         attributes.reserveCapacity(defaults.count)
