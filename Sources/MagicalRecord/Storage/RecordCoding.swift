@@ -457,8 +457,8 @@ final class RecordCoder: Sendable {
     }
 
     /// Where the value whose tag byte is at `start` ends in `raw`; nil when the tag is
-    /// unknown or the value runs past the end. What ``skipValue(_:_:)`` does, loading the
-    /// bytes directly.
+    /// unknown or the value runs past the end, loading the bytes directly: the one place
+    /// that knows each value's length.
     @inline(__always)
     static func valueEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int? {
         guard start >= 0, start < raw.count, let base = raw.baseAddress else { return nil }
@@ -583,19 +583,12 @@ final class RecordCoder: Sendable {
         .damagedRecord(ObjectID(entityName: entity.name, number: number))
     }
 
-    /// Steps over one value's payload; false when it runs past the end or the tag is unknown.
+    /// Steps over one value's payload, its tag just read from `reader`; false when it runs
+    /// past the end or the tag is unknown (or a reference's, which callers read themselves).
     static func skipValue(_ tag: UInt8, _ reader: inout ByteReader) -> Bool {
-        switch tag {
-        case Tag.null, Tag.false, Tag.true: return true
-        case Tag.integer: return reader.readVarintUInt64() != nil
-        case Tag.double, Tag.date: return reader.skip(8) != nil
-        case Tag.float, Tag.wholeDouble, Tag.hundredthsDouble, Tag.wholeSecondsDate: return reader.skip(4) != nil
-        case Tag.uuid: return reader.skip(16) != nil
-        case Tag.decimal, Tag.string, Tag.data, Tag.uri:
-            guard let count = reader.readVarint() else { return false }
-            return reader.skip(count) != nil
-        default: return false
-        }
+        guard tag != Tag.object, let end = valueEnd(reader.bytes, from: reader.position - 1) else { return false }
+        reader.position = end
+        return true
     }
 
     static func append(_ value: AttributeValue, to builder: inout RecordLayout.Builder) {
