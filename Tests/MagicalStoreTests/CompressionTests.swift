@@ -6,20 +6,28 @@ import Testing
 @Suite struct CompressionTests {
     /// A codec's two halves, as frames call them.
     enum Codec: CaseIterable, CustomTestStringConvertible {
-        case lz4, zstd
+        /// LZ4 as compactions run it, and as commits do (``LZ4/Acceleration``).
+        case lz4, lz4ForCommits, zstd
 
-        var testDescription: String { self == .lz4 ? "lz4" : "zstd" }
+        var testDescription: String {
+            switch self {
+            case .lz4: "lz4"
+            case .lz4ForCommits: "lz4 for commits"
+            case .zstd: "zstd"
+            }
+        }
 
         func compressIfWorthwhile(_ source: UnsafeRawBufferPointer, appendingTo buffer: inout [UInt8]) -> Int? {
             switch self {
-            case .lz4: LZ4.compressIfWorthwhile(source, appendingTo: &buffer)
+            case .lz4: LZ4.compressIfWorthwhile(source, acceleration: LZ4.Acceleration.settled, appendingTo: &buffer)
+            case .lz4ForCommits: LZ4.compressIfWorthwhile(source, acceleration: LZ4.Acceleration.commit, appendingTo: &buffer)
             case .zstd: Zstd.compressIfWorthwhile(source, level: 3, appendingTo: &buffer)
             }
         }
 
         func decompress(_ source: UnsafeRawBufferPointer, rawLength: Int) -> [UInt8]? {
             switch self {
-            case .lz4: LZ4.decompress(source, rawLength: rawLength)
+            case .lz4, .lz4ForCommits: LZ4.decompress(source, rawLength: rawLength)
             case .zstd: Zstd.decompress(source, rawLength: rawLength)
             }
         }
@@ -53,7 +61,7 @@ import Testing
 
     /// Sizes from a small page up; a Zstandard frame's own header takes more of 64 bytes
     /// than the 1/16 rule leaves.
-    static let roundTrips: [(Codec, Int)] = [(.lz4, 64)] + Codec.allCases.flatMap { codec in
+    static let roundTrips: [(Codec, Int)] = [(.lz4, 64), (.lz4ForCommits, 64)] + Codec.allCases.flatMap { codec in
         [512, 4096, 65536, 1 << 20].map { (codec, $0) }
     }
 

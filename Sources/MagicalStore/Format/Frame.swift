@@ -73,13 +73,15 @@ enum FrameEncoder {
     /// Appends a complete frame (header, payload, zero padding) to `buffer` and returns its
     /// on-disk size. The payload is compressed as `compression` says when that saves space
     /// (F11); commit frames never are. A leaf is written packed, as a packed leaf frame
-    /// (F33), unless `packsLeaves` is off.
+    /// (F33), unless `packsLeaves` is off. `lz4Acceleration` is LZ4's effort
+    /// (``LZ4/Acceleration``) when `compression` is LZ4.
     @discardableResult
     static func append(
         type: FrameType,
         payload: UnsafeRawBufferPointer,
         transaction: UInt64,
         compression: PageCompression,
+        lz4Acceleration: Int32 = LZ4.Acceleration.settled,
         packsLeaves: Bool = true,
         to buffer: inout [UInt8]
     ) -> UInt64 {
@@ -87,11 +89,13 @@ enum FrameEncoder {
             var packed: [UInt8] = []
             if PackedLeaf.pack(payload, appendingTo: &packed) {
                 return packed.withUnsafeBytes {
-                    appendFrame(type: .packedLeaf, payload: $0, transaction: transaction, compression: compression, to: &buffer)
+                    appendFrame(
+                        type: .packedLeaf, payload: $0, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration, to: &buffer
+                    )
                 }
             }
         }
-        return appendFrame(type: type, payload: payload, transaction: transaction, compression: compression, to: &buffer)
+        return appendFrame(type: type, payload: payload, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration, to: &buffer)
     }
 
     private static func appendFrame(
@@ -99,6 +103,7 @@ enum FrameEncoder {
         payload: UnsafeRawBufferPointer,
         transaction: UInt64,
         compression: PageCompression,
+        lz4Acceleration: Int32,
         to buffer: inout [UInt8]
     ) -> UInt64 {
         let start = buffer.count
@@ -114,7 +119,7 @@ enum FrameEncoder {
         buffer.appendLittleEndian(UInt32(payload.count))
         buffer.appendLittleEndian(UInt32(0))
         buffer.appendLittleEndian(transaction)
-        if type != .commit, let (codec, storedLength) = compress(payload, as: compression, appendingTo: &buffer) {
+        if type != .commit, let (codec, storedLength) = compress(payload, as: compression, lz4Acceleration: lz4Acceleration, appendingTo: &buffer) {
             buffer[start + 1] = codec.rawValue
             buffer.storeLittleEndian(UInt32(storedLength), at: start + 4)
         } else {
@@ -135,13 +140,13 @@ enum FrameEncoder {
     /// The payload compressed onto `buffer` with its codec and length, or nil (and `buffer`
     /// as it was) when it is not to be compressed or would not save enough.
     private static func compress(
-        _ payload: UnsafeRawBufferPointer, as compression: PageCompression, appendingTo buffer: inout [UInt8]
+        _ payload: UnsafeRawBufferPointer, as compression: PageCompression, lz4Acceleration: Int32, appendingTo buffer: inout [UInt8]
     ) -> (FrameCodec, Int)? {
         switch compression {
         case .none:
             return nil
         case .lz4:
-            return LZ4.compressIfWorthwhile(payload, appendingTo: &buffer).map { (.lz4, $0) }
+            return LZ4.compressIfWorthwhile(payload, acceleration: lz4Acceleration, appendingTo: &buffer).map { (.lz4, $0) }
         case .zstd(let level):
             return Zstd.compressIfWorthwhile(payload, level: level, appendingTo: &buffer).map { (.zstd, $0) }
         }

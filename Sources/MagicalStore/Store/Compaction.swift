@@ -36,7 +36,7 @@ extension Store {
             let writer = LogWriter(
                 file: newFile, transaction: base.transaction + 1,
                 position: FileFormat.headerRegionSize, compression: options.compactionCompression ?? options.compression,
-                packsLeaves: options.packsLeaves, retention: .none
+                lz4Acceleration: LZ4.Acceleration.settled, packsLeaves: options.packsLeaves, retention: .none
             )
             let catalog = try copyTrees(of: ReadTransaction(reader: snapshot, commit: base), with: writer)
             let record = CommitRecord(

@@ -8,6 +8,8 @@ final class LogWriter {
     private let file: StoreFile
     let transaction: UInt64
     private let compression: PageCompression
+    /// LZ4's effort when `compression` is LZ4 (``LZ4/Acceleration``).
+    private let lz4Acceleration: Int32
     private let packsLeaves: Bool
     /// Where the next frame goes.
     private(set) var position: UInt64
@@ -30,9 +32,10 @@ final class LogWriter {
     private static let flushThreshold = 4 << 20
 
     init(
-        file: StoreFile, transaction: UInt64, position: UInt64, compression: PageCompression, packsLeaves: Bool,
-        retention: PageRetention = .copiesAndBranches
+        file: StoreFile, transaction: UInt64, position: UInt64, compression: PageCompression, lz4Acceleration: Int32,
+        packsLeaves: Bool, retention: PageRetention = .copiesAndBranches
     ) {
+        self.lz4Acceleration = lz4Acceleration
         self.retention = retention
         self.file = file
         self.transaction = transaction
@@ -47,7 +50,7 @@ final class LogWriter {
     func append(_ type: FrameType, payload: UnsafeRawBufferPointer) throws -> (offset: UInt64, size: UInt64) {
         let offset = position
         let size = FrameEncoder.append(
-            type: type, payload: payload, transaction: transaction, compression: compression, packsLeaves: packsLeaves, to: &buffer
+            type: type, payload: payload, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration, packsLeaves: packsLeaves, to: &buffer
         )
         position += size
         bytesAppended += size
@@ -211,14 +214,14 @@ final class LogWriter {
             if encoded.isRetained {
                 entries.encode(into: &encoded.payload, locations: &encoded.locations)
                 encoded.payload.withUnsafeBytes {
-                    _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, packsLeaves: packsLeaves, to: &encoded.buffers.frame)
+                    _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration, packsLeaves: packsLeaves, to: &encoded.buffers.frame)
                 }
                 return
             }
             entries.encode(into: &encoded.buffers.scratch)
         }
         encoded.buffers.scratch.withUnsafeBytes {
-            _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, packsLeaves: packsLeaves, to: &encoded.buffers.frame)
+            _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration, packsLeaves: packsLeaves, to: &encoded.buffers.frame)
         }
     }
 

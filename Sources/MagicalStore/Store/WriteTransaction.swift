@@ -95,7 +95,7 @@ public final class WriteTransaction {
         let (file, _) = try store.writerSnapshot()
         let writer = LogWriter(
             file: file, transaction: transactionID, position: base.end, compression: store.options.compression,
-            packsLeaves: store.options.packsLeaves, retention: .copies(upTo: store.options.cacheBytes / 4)
+            lz4Acceleration: LZ4.Acceleration.commit, packsLeaves: store.options.packsLeaves, retention: .copies(upTo: store.options.cacheBytes / 4)
         )
         earlyWriter = writer
         return writer
@@ -181,7 +181,7 @@ public final class WriteTransaction {
         }
         let writer = earlyWriter ?? LogWriter(
             file: file, transaction: transactionID, position: base.end, compression: store.options.compression,
-            packsLeaves: store.options.packsLeaves
+            lz4Acceleration: LZ4.Acceleration.commit, packsLeaves: store.options.packsLeaves
         )
         // The copies the commit writes are all cached, with its branches (of the pages
         // written before it, copies up to a limit).
