@@ -31,6 +31,10 @@ final class RecordCoder: Sendable {
     /// By attribute position, whether a null is written (O8): where the attribute is
     /// optional with a default, a missing slot would read the default instead.
     private let writesNull: [Bool]
+    /// Whether the attributes, then the to-one relationships, by position, have ascending
+    /// slots all below 64: a record's values then come in slot order, and its value list
+    /// is written as they come (``encode(_:using:into:)``).
+    private let valuesComeInSlotOrder: Bool
     private let emptyRelationships: [RelationshipState]
     private static let unknownSlot = Int.min
 
@@ -99,6 +103,9 @@ final class RecordCoder: Sendable {
         self.entityNames = namesByCode
         defaults = entity.attributes.map(\.defaultValue)
         writesNull = entity.attributes.map(Self.writesNull)
+        let propertySlots = attributeSlots + toOneSlots.compactMap { $0 }
+        valuesComeInSlotOrder = zip(propertySlots, propertySlots.dropFirst()).allSatisfy { $0 < $1 }
+            && propertySlots.allSatisfy { $0 < RecordLayout.maskedSlots }
         emptyRelationships = entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) }
     }
 
@@ -146,27 +153,59 @@ final class RecordCoder: Sendable {
     }
 
     /// Appends the record of `state` to `record` (a batch's buffer), built in `builder`.
+    /// Values that come in slot order go straight onto `record` behind a presence mask
+    /// worked out first; otherwise the builder gathers them and orders them by slot.
     func encode(_ state: ObjectState, using builder: inout RecordLayout.Builder, into record: inout [UInt8]) {
-        builder.reset()
-        for (position, value) in state.attributes.enumerated() where !value.isNull || writesNull[position] {
-            builder.add(value, slot: attributeSlots[position])
-        }
-        for (position, relationship) in state.relationships.enumerated() {
-            guard let slot = toOneSlots[position], case .toOne(let target?) = relationship else { continue }
-            let code = if let destination = destinationCodes[position], destination.name == target.entityName {
-                destination.code
-            } else {
-                slots.entityCode(target.entityName)
+        guard valuesComeInSlotOrder else {
+            builder.reset()
+            for position in state.attributes.indices where writes(state.attributes[position], at: position) {
+                builder.add(state.attributes[position], slot: attributeSlots[position])
             }
-            guard let code else { continue }
-            builder.beginValue(slot: slot)
-            builder.appendValueBytes(upTo: 21) { start in
-                start.storeBytes(of: Tag.object, as: UInt8.self)
-                let size = 1 + RecordLayout.Builder.storeVarint(UInt64(code), at: start + 1)
-                return size + RecordLayout.Builder.storeVarint(UInt64(target.number), at: start + size)
+            for position in state.relationships.indices {
+                guard let slot = toOneSlots[position], let target = reference(state.relationships[position], at: position) else { continue }
+                builder.beginValue(slot: slot)
+                builder.appendReference(entityCode: target.code, number: target.number)
             }
+            builder.write(entityCode: entityCode, into: &record)
+            return
         }
-        builder.write(entityCode: entityCode, into: &record)
+        var presence: UInt64 = 0
+        for position in state.attributes.indices where writes(state.attributes[position], at: position) {
+            presence |= 1 << UInt64(attributeSlots[position])
+        }
+        for position in state.relationships.indices {
+            guard let slot = toOneSlots[position], reference(state.relationships[position], at: position) != nil else { continue }
+            presence |= 1 << UInt64(slot)
+        }
+        builder.beginValueList(entityCode: entityCode, presence: presence, onto: &record)
+        for position in state.attributes.indices where writes(state.attributes[position], at: position) {
+            Self.append(state.attributes[position], to: &builder)
+        }
+        for position in state.relationships.indices {
+            guard toOneSlots[position] != nil, let target = reference(state.relationships[position], at: position) else { continue }
+            builder.appendReference(entityCode: target.code, number: target.number)
+        }
+        builder.endValueList(onto: &record)
+    }
+
+    /// Whether attribute `position`'s `value` is written: a null only where it would not
+    /// read back as the default (O8).
+    @inline(__always)
+    private func writes(_ value: AttributeValue, at position: Int) -> Bool {
+        !value.isNull || writesNull[position]
+    }
+
+    /// The entity code and number that a to-one `relationship` at `position` stores; nil
+    /// for a to-many, no target, or a target of an entity the store does not know.
+    @inline(__always)
+    private func reference(_ relationship: RelationshipState, at position: Int) -> (code: Int, number: Int64)? {
+        guard case .toOne(let target?) = relationship else { return nil }
+        let code = if let destination = destinationCodes[position], destination.name == target.entityName {
+            destination.code
+        } else {
+            slots.entityCode(target.entityName)
+        }
+        return code.map { ($0, target.number) }
     }
 
     /// The state stored in `bytes` for object `number`. To-many relationships come back

@@ -150,6 +150,43 @@ import Testing
         }
     }
 
+    /// A record whose values come in slot order is written as they come, straight onto the
+    /// batch's buffer: the bytes the builder gives when it gathers the values and orders
+    /// them, record after record on one buffer. One builder serves both ways in turn (its
+    /// own buffer is set aside while it writes onto the batch's), as values of any size
+    /// make it grow.
+    @Test func valuesWrittenAsTheyComeAreTheGatheredRecord() throws {
+        let inOrder = try coder(slots: [0, 1, 2, 3, 4, 5, 6])
+        let outOfOrder = try coder(slots: [9, 5, 2, 63, 0, 17, 4])
+        let entity = try #require(Self.model.entity(named: "Note"))
+        var random = SplitMix64(seed: 15)
+        var builder = RecordLayout.Builder()
+        var gatherer = RecordLayout.Builder()
+        var batch: [UInt8] = [0xAA]
+        var expected: [UInt8] = [0xAA]
+        var otherBatch: [UInt8] = []
+        var otherExpected: [UInt8] = []
+        for _ in 0..<(200 * testScale) {
+            let state = try randomState(&random)
+            inOrder.encode(state, using: &builder, into: &batch)
+            gatherer.reset()
+            for (position, value) in state.attributes.enumerated() where !value.isNull || RecordCoder.writesNull(entity.attributes[position]) {
+                gatherer.add(value, slot: position)
+            }
+            if case .toOne(let author?) = state.relationships[0] {
+                gatherer.beginValue(slot: 6)
+                gatherer.appendReference(entityCode: 2, number: author.number)
+            }
+            gatherer.write(entityCode: 1, into: &expected)
+            #expect(batch.count == expected.count && batch.suffix(200) == expected.suffix(200))
+
+            outOfOrder.encode(state, using: &builder, into: &otherBatch)
+            otherExpected += outOfOrder.encode(state)
+        }
+        #expect(batch == expected)
+        #expect(otherBatch == otherExpected)
+    }
+
     @Test func aSlotFromSixtyFourOnWritesASlotList() throws {
         let coder = try coder(slots: [0, 1, 2, 64, 3, 200, 4])
         let shape = coder.makeShape()
