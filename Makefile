@@ -77,7 +77,7 @@ fuzz: deps
 TRIALS ?= 10000
 crash: deps
 	$(SWIFT) build -c release -Xswiftc -enable-testing --build-tests
-	MAGICALRECORD_CRASH_TRIALS=$(TRIALS) MAGICALRECORD_COMMAND_KILLS=$$(( $(TRIALS) / 10 )) \
+	MAGICALRECORD_CRASH_TRIALS=$(TRIALS) MAGICALRECORD_COMMAND_KILLS=$$(( ($(TRIALS) + 9) / 10 )) \
 		$(SWIFT) test -c release -Xswiftc -enable-testing --skip-build --filter "CrashLedgerTests|CommandKillTests"
 
 clean:

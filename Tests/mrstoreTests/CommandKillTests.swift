@@ -53,6 +53,8 @@ import MagicalStore
 
     @Test func anImportOrCompactionKilledAtAnyMomentIsWholeOrAbsentAndExitZeroIsDurable() throws {
         let trials = ProcessInfo.processInfo.environment["MAGICALRECORD_COMMAND_KILLS"].flatMap(Int.init) ?? 20
+        // `make crash` with fewer than ten trials once asked for none, and `1...0` trapped.
+        guard trials > 0 else { return }
         let directory = Command.Directory()
         let store = directory.path + "/kill.store"
         #expect(try Command.run("demo", store, "--records", "2000").status == 0)
