@@ -49,13 +49,21 @@ final class LogWriter {
     /// Appends a frame; returns its offset and on-disk size.
     func append(_ type: FrameType, payload: UnsafeRawBufferPointer) throws -> (offset: UInt64, size: UInt64) {
         let offset = position
-        let size = FrameEncoder.append(
-            type: type, payload: payload, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration, packsLeaves: packsLeaves, to: &buffer
-        )
+        let size = encodeFrame(type, payload, onto: &buffer)
         position += size
         bytesAppended += size
         if buffer.count >= Self.flushThreshold { try flush() }
         return (offset, size)
+    }
+
+    /// `payload` as a frame of this writer's transaction, compressed and packed as it
+    /// writes them, onto `buffer`; returns the frame's size. Reads only constants: the
+    /// leaf encoders call it on other threads.
+    private func encodeFrame(_ type: FrameType, _ payload: UnsafeRawBufferPointer, onto buffer: inout [UInt8]) -> UInt64 {
+        FrameEncoder.append(
+            type: type, payload: payload, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration,
+            packsLeaves: packsLeaves, to: &buffer
+        )
     }
 
     func append(_ type: FrameType, payload: [UInt8]) throws -> (offset: UInt64, size: UInt64) {
@@ -214,14 +222,14 @@ final class LogWriter {
             if encoded.isRetained {
                 entries.encode(into: &encoded.payload, locations: &encoded.locations)
                 encoded.payload.withUnsafeBytes {
-                    _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration, packsLeaves: packsLeaves, to: &encoded.buffers.frame)
+                    _ = encodeFrame(type, $0, onto: &encoded.buffers.frame)
                 }
                 return
             }
             entries.encode(into: &encoded.buffers.scratch)
         }
         encoded.buffers.scratch.withUnsafeBytes {
-            _ = FrameEncoder.append(type: type, payload: $0, transaction: transaction, compression: compression, lz4Acceleration: lz4Acceleration, packsLeaves: packsLeaves, to: &encoded.buffers.frame)
+            _ = encodeFrame(type, $0, onto: &encoded.buffers.frame)
         }
     }
 
