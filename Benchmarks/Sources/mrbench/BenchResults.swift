@@ -3,7 +3,7 @@ import MagicalStore
 
 /// What a run measured (or the medians of several runs), printed as a table or as one JSON object:
 /// `{"records": N, "runs": n, "durability": "...", "mrstore_compression": "...",
-/// "mrstore_compaction_compression": "...", "phases": {"import_json": {"mrstore": R, ...}, ...},
+/// "mrstore_compaction_compression": "...", "sqlite_cache_mib": M, "phases": {"import_json": {"mrstore": R, ...}, ...},
 /// "compaction_seconds": {"upsert": {"mrstore": S}}, "file_bytes": {...}, "recovery_open_seconds": {...},
 /// "import_memory_bytes": {...}, "peak_rss_bytes": B}`, R in rows per second.
 struct BenchResults {
@@ -13,6 +13,8 @@ struct BenchResults {
     /// (`--compaction-compression`).
     let compression: PageCompression
     let compactionCompression: PageCompression
+    /// SQLite's page cache (`--sqlite-cache-mib`).
+    let sqliteCacheMiB: Int
     let systems: [String]
     let phases: [Phase]
     private(set) var rates: [Phase: [String: Double]] = [:]
@@ -35,12 +37,13 @@ struct BenchResults {
 
     init(
         records: Int, durability: BenchDurability, compression: PageCompression, compactionCompression: PageCompression,
-        systems: [String], phases: [Phase]
+        sqliteCacheMiB: Int, systems: [String], phases: [Phase]
     ) {
         self.records = records
         self.durability = durability
         self.compression = compression
         self.compactionCompression = compactionCompression
+        self.sqliteCacheMiB = sqliteCacheMiB
         self.systems = systems
         self.phases = phases
     }
@@ -124,6 +127,7 @@ struct BenchResults {
             ("durability", "\"\(durability.rawValue)\""),
             ("mrstore_compression", "\"\(compression)\""),
             ("mrstore_compaction_compression", "\"\(compactionCompression)\""),
+            ("sqlite_cache_mib", String(sqliteCacheMiB)),
             ("phases", object(phaseObjects)),
             ("compaction_seconds", object(ratePhases.compactMap { phase in
                 guard let measured = compactions[phase] else { return nil }
@@ -147,7 +151,7 @@ struct BenchResults {
         let date = ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withFullDate])
         let memory = String(format: "%.0f GiB", Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)
         var lines = [
-            "\(date), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory), N = \(records), durability \(durability.rawValue), mrstore pages \(compression), compactions \(compactionCompression)\(runsNote); "
+            "\(date), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory), N = \(records), durability \(durability.rawValue), mrstore pages \(compression), compactions \(compactionCompression), SQLite page cache \(sqliteCacheMiB) MiB\(runsNote); "
                 + "rows per second (scan, sorted, aggregate, count: rows scanned per second):",
             "",
             "| " + rows[0].joined(separator: " | ") + " |",
@@ -169,6 +173,7 @@ struct BenchResults {
             }.joined(separator: "   ")
         }
         let heading = "mrbench: \(records) records, durability \(durability.rawValue), mrstore pages \(compression), compactions \(compactionCompression), "
+            + "SQLite page cache \(sqliteCacheMiB) MiB, "
             + "\(ProcessInfo.processInfo.activeProcessorCount) cores\(runsNote); rows per second"
             + " (scan, sorted, aggregate, count: rows scanned per second)"
         let footer = String(format: "peak resident memory of this process: %.0f MB", Double(peakResidentBytes) / 1_048_576)

@@ -19,8 +19,9 @@ enum Phase: String, CaseIterable, Sendable {
 /// (``PhaseAnswer``), which the runner checks against the data's reference answers.
 protocol BenchSystem: AnyObject {
     static var name: String { get }
-    /// `tuning` is read by our store alone: SQLite's queries use one thread, and its pages
-    /// are not compressed, whatever it says.
+    /// `tuning` is read by our store, but for its SQLite page cache, which the SQLite
+    /// systems read alone: SQLite's queries use one thread, and its pages are not
+    /// compressed, whatever it says.
     init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws
     /// The departments, then `data.peopleJSON`, committed.
     func importJSON(_ data: BenchData) throws -> Int
@@ -80,7 +81,7 @@ extension URL {
     }
 }
 
-/// How our store runs: the options a user may set when opening it.
+/// How the stores run: the options a user may set when opening one.
 struct StoreTuning {
     /// Threads our store's scans may use (nil: its default, every core up to 8).
     var scanThreads: Int?
@@ -88,4 +89,10 @@ struct StoreTuning {
     var compression: PageCompression = .lz4
     /// How its compactions compress theirs (nil: as `compression`).
     var compactionCompression: PageCompression?
+    /// The page cache each SQLite connection keeps (`PRAGMA cache_size`), in MiB: by
+    /// default as large as our store's (``StoreOptions/cacheBytes``), so that neither
+    /// system reads its pages through a smaller cache than the other.
+    var sqliteCacheMiB = StoreTuning.defaultSQLiteCacheMiB
+
+    static let defaultSQLiteCacheMiB = StoreOptions().cacheBytes >> 20
 }

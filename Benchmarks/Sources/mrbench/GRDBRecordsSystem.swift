@@ -26,7 +26,7 @@ final class GRDBRecordsSystem: BenchSystem {
     private let file: SQLiteDatabase
 
     init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws {
-        file = SQLiteDatabase(directory.appendingPathComponent("bench-grdb.db"), durability: durability)
+        file = SQLiteDatabase(directory.appendingPathComponent("bench-grdb.db"), durability: durability, cacheMiB: tuning.sqliteCacheMiB)
     }
 
     private func database() throws -> DatabaseQueue { try file.connection() }

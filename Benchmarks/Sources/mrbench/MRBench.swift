@@ -52,6 +52,9 @@ struct MRBench: ParsableCommand {
     @Option(help: "How our store's compactions (an import's, when most of the file is dead) compress the pages they write. The library's default is as --compression; the benchmark's, zstd:1, which writes files a fifth smaller than LZ4's in about the same time (zstd:3: 2% smaller still, its compaction a quarter slower).")
     var compactionCompression = CompressionOption(value: .zstd(level: 1))
 
+    @Option(name: .customLong("sqlite-cache-mib"), help: "The page cache of each SQLite connection (PRAGMA cache_size), in MiB. By default as large as our store's page cache (\(StoreTuning.defaultSQLiteCacheMiB) MiB); SQLite's own default is 2.")
+    var sqliteCacheMiB = StoreTuning.defaultSQLiteCacheMiB
+
     @Flag(help: "Print one JSON object instead of the table.")
     var json = false
 
@@ -69,11 +72,15 @@ struct MRBench: ParsableCommand {
         guard repetitions >= 1 else { throw ValidationError("--repeat must be at least 1") }
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard scanThreads.map({ $0 >= 1 }) ?? true else { throw ValidationError("--scan-threads must be at least 1") }
+        guard sqliteCacheMiB >= 1 else { throw ValidationError("--sqlite-cache-mib must be at least 1") }
     }
 
     /// How our store runs, from the options.
     private var tuning: StoreTuning {
-        StoreTuning(scanThreads: scanThreads, compression: compression.value, compactionCompression: compactionCompression.value)
+        StoreTuning(
+            scanThreads: scanThreads, compression: compression.value, compactionCompression: compactionCompression.value,
+            sqliteCacheMiB: sqliteCacheMiB
+        )
     }
 
     func run() throws {
@@ -101,7 +108,7 @@ struct MRBench: ParsableCommand {
 
         var measured: [BenchResults] = []
         for run in 1...runs {
-            var results = BenchResults(records: records, durability: durability, compression: compression.value, compactionCompression: compactionCompression.value, systems: systems.map { $0.name }, phases: selected)
+            var results = BenchResults(records: records, durability: durability, compression: compression.value, compactionCompression: compactionCompression.value, sqliteCacheMiB: sqliteCacheMiB, systems: systems.map { $0.name }, phases: selected)
             let runDirectory = runs == 1 ? workDirectory : workDirectory.appendingPathComponent("run-\(run)")
             let label = runs == 1 ? "" : "run \(run) of \(runs), "
             for systemType in systems {

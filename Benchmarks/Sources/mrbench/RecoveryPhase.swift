@@ -40,6 +40,7 @@ enum RecoveryPhase {
         writer.arguments = [
             "--recovery-writer", name, "--dir", folder.path, "--durability", durability.rawValue,
             "--first-key", String(firstKey), "--compression", tuning.compression.description,
+            "--sqlite-cache-mib", String(tuning.sqliteCacheMiB),
         ] + (tuning.compactionCompression.map { ["--compaction-compression", $0.description] } ?? [])
         let output = Pipe()
         writer.standardOutput = output

@@ -2,15 +2,18 @@ import Foundation
 import GRDB
 
 /// One SQLite database file of a system under test, opened on first use with the run's
-/// durability (WAL, `synchronous` to match, foreign keys on as GRDB sets them).
+/// durability (WAL, `synchronous` to match, foreign keys on as GRDB sets them) and page
+/// cache (``StoreTuning/sqliteCacheMiB``).
 final class SQLiteDatabase {
     let url: URL
     let durability: BenchDurability
+    let cacheMiB: Int
     private var queue: DatabaseQueue?
 
-    init(_ url: URL, durability: BenchDurability) {
+    init(_ url: URL, durability: BenchDurability, cacheMiB: Int) {
         self.url = url
         self.durability = durability
+        self.cacheMiB = cacheMiB
     }
 
     /// The open connection, opened now if it is not yet.
@@ -25,9 +28,12 @@ final class SQLiteDatabase {
     func open() throws -> DatabaseQueue {
         var configuration = Configuration()
         let synchronous = durability == .full ? "FULL" : "NORMAL"
+        // Negative: a size in KiB, not in pages.
+        let cacheKiB = cacheMiB * 1024
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
         }
         return try DatabaseQueue(path: url.path, configuration: configuration)
     }

@@ -10,7 +10,7 @@ final class SQLiteSystem: BenchSystem {
     private let file: SQLiteDatabase
 
     init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws {
-        file = SQLiteDatabase(directory.appendingPathComponent("bench-sqlite.db"), durability: durability)
+        file = SQLiteDatabase(directory.appendingPathComponent("bench-sqlite.db"), durability: durability, cacheMiB: tuning.sqliteCacheMiB)
     }
 
     private func database() throws -> DatabaseQueue { try file.connection() }
