@@ -5,7 +5,7 @@ extension ManagedObjectContext {
     public func insertObject(entityName: String) throws(MagicalRecordError) -> ManagedObject {
         let entity = try entityNamed(entityName)
         guard !entity.isAbstract else { throw .model(.unreadable(source: entityName, reason: "entity \(entityName) is abstract: create one of its subentities")) }
-        let id = ObjectID(entityName: entity.name, number: stack.store.allocateNumber())
+        let id = ObjectID(entityName: entity.internedName, number: stack.store.allocateNumber())
         return withLock {
             let object = makeObject(id, entity, ObjectState(id: id, entity: entity))
             insertedIDs.insert(id)

@@ -65,9 +65,10 @@ extension FetchExecutor {
         var failure: MagicalRecordError?
         // Read once: per record it cost a retain and release of the view's tables.
         let hasOverlays = view.hasOverlays
+        let interned = InternedName.token(for: name)
         try view.snapshot.scanRecords(name, in: part ?? .all) { number, record in
             do throws(MagicalRecordError) {
-                guard try isMatch(number, record, name, filter, hasOverlays: hasOverlays), try !skipping(number, record) else { return true }
+                guard try isMatch(number, record, interned, filter, hasOverlays: hasOverlays), try !skipping(number, record) else { return true }
                 try coder.decodeAttributes(record, number: number, mask: mask, into: attributes, shape: shape)
                 try body(number, UnsafeBufferPointer(attributes))
                 return true

@@ -77,9 +77,10 @@ extension FetchExecutor {
         do throws(MagicalRecordError) {
             let filter = try scan.compiled.map { compiled throws(MagicalRecordError) in try recordFilter(compiled, scan.coder) }
             let hasOverlays = view.hasOverlays
+            let interned = InternedName.token(for: scan.name)
             try view.snapshot.scanRecords(scan.name, in: part) { number, record in
                 do throws(MagicalRecordError) {
-                    guard try isMatch(number, record, scan.name, filter, hasOverlays: hasOverlays) else { return true }
+                    guard try isMatch(number, record, interned, filter, hasOverlays: hasOverlays) else { return true }
                     if scan.materialising {
                         found.states.append(try scan.coder.decode(record, number: number, attributes: scan.mask))
                     } else {

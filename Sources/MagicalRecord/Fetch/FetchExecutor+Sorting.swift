@@ -76,7 +76,7 @@ extension FetchExecutor {
             return try probe.keyOrder(of: record, number: number) == rejected
         }) { number, attributes in
             guard !top.rejects(attributes[positions[0]]) else { return }
-            top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: entity.name, number: number)))
+            top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: entity.internedName, number: number)))
         }
     }
 

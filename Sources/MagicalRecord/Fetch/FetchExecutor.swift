@@ -191,8 +191,9 @@ final class FetchExecutor {
                 // Ranges of an IN list can overlap: "a" is a byte prefix of "a\0".
                 if ranges.count > 1 { numbers = Array(Set(numbers)) }
                 numbers.sort()
+                let interned = InternedName.token(for: name)
                 for number in numbers {
-                    let id = ObjectID(entityName: name, number: number)
+                    let id = ObjectID(entityName: interned, number: number)
                     guard !view.isOverlaid(id), let state = try snapshot.state(of: id) else { continue }
                     if try matches(state, compiled) { try body(state) }
                 }
@@ -220,9 +221,10 @@ final class FetchExecutor {
         var failure: MagicalRecordError?
         // Read once: per record it cost a retain and release of the view's tables.
         let hasOverlays = view.hasOverlays
+        let interned = InternedName.token(for: name)
         try view.snapshot.scanRecords(name) { number, record in
             do throws(MagicalRecordError) {
-                guard try isMatch(number, record, name, filter, hasOverlays: hasOverlays) else { return true }
+                guard try isMatch(number, record, interned, filter, hasOverlays: hasOverlays) else { return true }
                 try body(materialising ? try coder.decode(record, number: number, attributes: mask) : nil)
                 return true
             } catch {
@@ -233,10 +235,12 @@ final class FetchExecutor {
         if let failure { throw failure }
     }
 
-    /// Whether the record of object `number` of entity `name` is one the scan passes on:
-    /// not replaced by an unsaved change, and accepted by `filter`.
+    /// Whether the record of object `number` of entity `name` (interned once per scan) is
+    /// one the scan passes on: not replaced by an unsaved change, and accepted by `filter`.
     @inline(__always)
-    func isMatch(_ number: Int64, _ record: UnsafeRawBufferPointer, _ name: String, _ filter: RecordFilter?, hasOverlays: Bool) throws(MagicalRecordError) -> Bool {
+    func isMatch(
+        _ number: Int64, _ record: UnsafeRawBufferPointer, _ name: Unmanaged<InternedName>, _ filter: RecordFilter?, hasOverlays: Bool
+    ) throws(MagicalRecordError) -> Bool {
         if hasOverlays, view.isOverlaid(ObjectID(entityName: name, number: number)) { return false }
         return try filter?.matches(record, number: number) ?? true
     }
@@ -276,9 +280,10 @@ final class FetchExecutor {
         var found: [ObjectState] = []
         var failure: MagicalRecordError?
         let compiled = self.compiled[name]
+        let interned = InternedName.token(for: name)
         try view.snapshot.scanIndex(name, key.keyPath, .all, reverse: !key.ascending) { number in
             do throws(MagicalRecordError) {
-                guard let state = try view.snapshot.state(of: ObjectID(entityName: name, number: number)),
+                guard let state = try view.snapshot.state(of: ObjectID(entityName: interned, number: number)),
                       try matches(state, compiled) else { return true }
                 if found.count >= needed, let position, let last = found.last,
                    AttributeValue.compare(state.attributes[position], last.attributes[position]) != .orderedSame {

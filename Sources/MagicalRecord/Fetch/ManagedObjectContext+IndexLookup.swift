@@ -40,7 +40,7 @@ extension ManagedObjectContext {
         // general fetch returns.
         guard let number = try snapshot.firstIndexed(coder, position, equalTo: wanted) else { return .some(nil) }
         if let key = coder.hintedKey(wanted, at: position) { coder.keyHints?.note(key: key, number: number) }
-        let id = ObjectID(entityName: entity.name, number: number)
+        let id = ObjectID(entityName: entity.internedName, number: number)
         return try withLock { () throws(MagicalRecordError) -> ManagedObject?? in
             if let registered = registeredObject(id) { return .some(registered) }
             // The record disagreeing with its index entry is for the general fetch to sort out.
@@ -57,7 +57,7 @@ extension ManagedObjectContext {
         _ entity: Entity, _ position: Int, _ wanted: AttributeValue, _ snapshot: StoreSnapshot, _ coder: RecordCoder
     ) throws(MagicalRecordError) -> ManagedObject?? {
         guard let key = coder.hintedKey(wanted, at: position), let number = coder.keyHints?.number(for: key) else { return nil }
-        let id = ObjectID(entityName: entity.name, number: number)
+        let id = ObjectID(entityName: entity.internedName, number: number)
         guard let state = try snapshot.state(of: id, coder: coder), state.attributes[position] == wanted else { return nil }
         return .some(registeredObject(id, orMadeFrom: state, of: entity))
     }

@@ -588,7 +588,7 @@ private struct DirectBatch {
             }
         }
         let entity = tableEntities[table]
-        let id = ObjectID(entityName: entity.name, number: store.allocateNumber())
+        let id = ObjectID(entityName: entity.internedName, number: store.allocateNumber())
         let state = if let keyPosition, let key {
             ObjectState(id: id, entity: entity, setting: key, at: keyPosition)
         } else {

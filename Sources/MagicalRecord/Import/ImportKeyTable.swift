@@ -28,7 +28,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
     /// lacks the key, or ``foreignNumber`` for an id in `foreignIDs`.
     private var numbers: [Int64]
     /// The entity of the ids answered, taken from the first.
-    private var entityName: String?
+    private var entityName: Unmanaged<InternedName>?
     /// By slot, ids of another entity than `entityName` (which no import gives a table,
     /// but which it keeps correctly).
     private var foreignIDs: [Int: ObjectID] = [:]
@@ -159,7 +159,7 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
         switch numbers[slot] {
         case Self.absentNumber: .absent
         case Self.foreignNumber: foreignIDs[slot].map(IndexedKey.object) ?? .absent
-        case let number: .object(ObjectID(entityName: entityName ?? "", number: number))
+        case let number: .object(ObjectID(entityName: entityName ?? InternedName.token(for: ""), number: number))
         }
     }
 
@@ -169,8 +169,8 @@ struct ImportKeyTable: Sequence, ExpressibleByDictionaryLiteral {
             numbers[slot] = Self.absentNumber
             return
         }
-        if entityName == nil { entityName = id.entityName }
-        if id.entityName == entityName, id.number > 0 {
+        if entityName == nil { entityName = id.internedName }
+        if let entityName, id.isOf(entityName), id.number > 0 {
             numbers[slot] = id.number
         } else {
             numbers[slot] = Self.foreignNumber

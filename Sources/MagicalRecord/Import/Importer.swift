@@ -251,7 +251,7 @@ struct Importer {
                 if concrete.indexedAttributes.contains(keyed.attribute) {
                     for key in keys {
                         try view.snapshot.scanIndex(name, keyed.attribute, .prefix(StoreLayout.indexPrefix(key))) { number in
-                            candidates.append(ObjectID(entityName: name, number: number))
+                            candidates.append(ObjectID(entityName: concrete.internedName, number: number))
                             return true
                         }
                     }

@@ -131,7 +131,7 @@ struct RecordRewriter: Sendable {
             sourceValues: Dictionary(uniqueKeysWithValues: zip(source.attributes.map(\.name), sourceValues)),
             values: values
         )
-        let id = ObjectID(entityName: target.name, number: number)
+        let id = ObjectID(entityName: target.internedName, number: number)
         do {
             try transform(&object)
         } catch {

@@ -4,6 +4,8 @@ import Synchronization
 /// model, with inherited attributes and relationships, its subentities and its key.
 public final class Entity: Sendable, CustomStringConvertible {
     public let name: String
+    /// `name` as ids hold it, interned once here.
+    let internedName: Unmanaged<InternedName>
     public let declaration: EntityDescription
     /// Parent entity first, this entity's own last.
     public let attributes: [AttributeDescription]
@@ -49,6 +51,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         ordinal: Int
     ) {
         self.name = declaration.name
+        internedName = InternedName.token(for: declaration.name)
         self.ordinal = ordinal
         self.declaration = declaration
         self.attributes = attributes

@@ -2,14 +2,25 @@
 /// never gives to another object. Sendable, so it is what crosses between contexts and
 /// threads; `uriRepresentation` crosses between processes.
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
-    public let entityName: String
+    /// The entity's name, interned: the table keeps every instance for good.
+    let internedName: Unmanaged<InternedName>
     /// Unique within the store (not only within the entity), never reused.
     public let number: Int64
 
+    public var entityName: String { internedName._withUnsafeGuaranteedRef { $0.name } }
+
     public init(entityName: String, number: Int64) {
-        self.entityName = entityName
+        self.init(entityName: InternedName.token(for: entityName), number: number)
+    }
+
+    /// An id whose entity name is interned already: no lock (see ``Entity/internedName``).
+    init(entityName: Unmanaged<InternedName>, number: Int64) {
+        internedName = entityName
         self.number = number
     }
+
+    /// Whether the id is of the entity whose interned name is `name` (no string compared).
+    func isOf(_ name: Unmanaged<InternedName>) -> Bool { internedName.toOpaque() == name.toOpaque() }
 
     /// `x-magicalrecord:///Person/p42`: what ``init(uriRepresentation:)`` reads back.
     public var uriRepresentation: String { "x-magicalrecord:///\(entityName)/p\(number)" }
@@ -31,7 +42,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     // Numbers are unique in the store, so they decide equality almost alone and are all a
     // hash needs: ids are hashed and compared in every change, lookup and relationship.
     public static func == (left: ObjectID, right: ObjectID) -> Bool {
-        left.number == right.number && left.entityName == right.entityName
+        left.number == right.number && left.internedName.toOpaque() == right.internedName.toOpaque()
     }
 
     public func hash(into hasher: inout Hasher) {

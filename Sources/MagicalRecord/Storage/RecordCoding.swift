@@ -24,8 +24,8 @@ final class RecordCoder: Sendable {
     /// Indexed by slot number: attribute position (>= 0), -1 - relationship position, or
     /// `Self.unknownSlot` for a slot of another entity or one the model no longer has.
     private let positions: [Int]
-    /// Indexed by entity code.
-    private let entityNames: [String?]
+    /// Indexed by entity code, interned (the ids of to-one targets are made with them).
+    private let entityNames: [Unmanaged<InternedName>?]
     private let slots: SlotMap
     private let defaults: [AttributeValue]
     /// By attribute position, whether a null is written (O8): where the attribute is
@@ -98,8 +98,8 @@ final class RecordCoder: Sendable {
         for (slot, position) in positions { positionsBySlot[slot] = position }
         self.positions = positionsBySlot
         let names = slots.entityNamesByCode
-        var namesByCode = [String?](repeating: nil, count: (names.keys.max() ?? -1) + 1)
-        for (code, name) in names where code >= 0 { namesByCode[code] = name }
+        var namesByCode = [Unmanaged<InternedName>?](repeating: nil, count: (names.keys.max() ?? -1) + 1)
+        for (code, name) in names where code >= 0 { namesByCode[code] = InternedName.token(for: name) }
         self.entityNames = namesByCode
         defaults = entity.attributes.map(\.defaultValue)
         writesNull = entity.attributes.map(Self.writesNull)
@@ -256,7 +256,7 @@ final class RecordCoder: Sendable {
             count = defaults.count
         }
         if let failure { throw failure }
-        return ObjectState(id: ObjectID(entityName: entity.name, number: number), attributes: attributes, relationships: relationships)
+        return ObjectState(id: ObjectID(entityName: entity.internedName, number: number), attributes: attributes, relationships: relationships)
     }
 
     /// Every field of a value-list or offset-table record, as ``walk`` checks them, in one
@@ -304,7 +304,7 @@ final class RecordCoder: Sendable {
         guard reader.position == raw.count else { throw damaged(number) }
         while attributes.count < defaults.count { attributes.append(defaults[attributes.count]) }
         if relationships.isEmpty { relationships = emptyRelationships }
-        return ObjectState(id: ObjectID(entityName: entity.name, number: number), attributes: attributes, relationships: relationships)
+        return ObjectState(id: ObjectID(entityName: entity.internedName, number: number), attributes: attributes, relationships: relationships)
     }
 
     /// Reads the attributes `mask` flags from `raw` into `attributes` (by position; one

@@ -236,8 +236,9 @@ final class StoreSnapshot: @unchecked Sendable {
     func objects(of entity: Entity, where attribute: String, equals value: AttributeValue) throws(MagicalRecordError) -> [ObjectID] {
         var found: [ObjectID] = []
         for name in entity.concreteEntities {
+            let interned = InternedName.token(for: name)
             try scanIndex(name, attribute, .prefix(StoreLayout.indexPrefix(value))) { number in
-                found.append(ObjectID(entityName: name, number: number))
+                found.append(ObjectID(entityName: interned, number: number))
                 return true
             }
         }
@@ -250,8 +251,17 @@ final class StoreSnapshot: @unchecked Sendable {
         let names = store.slots.entityNamesByCode
         let treeName = StoreLayout.relationshipTree(id.entityName, relationship.name)
         var targets: [ObjectID] = []
+        // Interned once per code: a to-many's members are mostly of one entity.
+        var last: (code: Int, name: Unmanaged<InternedName>)?
         func append(code: Int, number: Int64) throws(MagicalRecordError) {
-            guard let name = names[code] else { throw .damagedMetadata("the relationship tree \(treeName) names an unknown entity code \(code)") }
+            let name: Unmanaged<InternedName>
+            if let last, last.code == code {
+                name = last.name
+            } else {
+                guard let text = names[code] else { throw .damagedMetadata("the relationship tree \(treeName) names an unknown entity code \(code)") }
+                name = InternedName.token(for: text)
+                last = (code, name)
+            }
             targets.append(ObjectID(entityName: name, number: number))
         }
         try withStoreErrors {
