@@ -7,6 +7,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     /// Unique within the store (not only within the entity), never reused.
     public let number: Int64
 
+    /// The name of the object's entity.
     public var entityName: String { internedName._withUnsafeGuaranteedRef { $0.name } }
 
     public init(entityName: String, number: Int64) {
