@@ -19,9 +19,9 @@ enum Phase: String, CaseIterable, Sendable {
 /// (``PhaseAnswer``), which the runner checks against the data's reference answers.
 protocol BenchSystem: AnyObject {
     static var name: String { get }
-    /// `tuning` is read by our store, but for its SQLite page cache, which the SQLite
-    /// systems read alone: SQLite's queries use one thread, and its pages are not
-    /// compressed, whatever it says.
+    /// `tuning`'s page cache for SQLite is the SQLite systems' alone, the rest our store's
+    /// alone: SQLite's queries use one thread, and its pages are not compressed, whatever
+    /// that says.
     init(directory: URL, durability: BenchDurability, tuning: StoreTuning) throws
     /// The departments, then `data.peopleJSON`, committed.
     func importJSON(_ data: BenchData) throws -> Int
