@@ -29,6 +29,7 @@ let package = Package(
                 .product(name: "MagicalStore", package: rootPackage),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
     ],
