@@ -38,6 +38,16 @@ final class SQLiteDatabase {
         return try DatabaseQueue(path: url.path, configuration: configuration)
     }
 
+    /// Runs `body` with SQLite's own default page cache (2,000 KiB), then restores the
+    /// run's. A `GROUP BY` without an index sorts its rows, and the sorter keeps in memory
+    /// as much as the page cache allows: with 256 MiB it sorted 1.5M rows in one piece at
+    /// 0.6-0.7M rows a second, with 2 MB in cache-sized runs at 1.3M.
+    func withDefaultCache<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try db.execute(sql: "PRAGMA cache_size = -2000")
+        defer { try? db.execute(sql: "PRAGMA cache_size = -\(cacheMiB * 1024)") }
+        return try body()
+    }
+
     func close() throws {
         try queue?.close()
         queue = nil
