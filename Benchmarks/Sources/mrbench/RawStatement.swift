@@ -6,10 +6,12 @@ import GRDBSQLite
 /// most of the time: at 1M rows, `Row.fetchOne` on a cached statement ran 123-145k gets a
 /// second where the same statement stepped here ran 310-316k.
 struct RawStatement {
-    private let handle: SQLiteStatement
+    /// Held so that its SQLite statement lives as long as this.
+    private let statement: Statement
+    private var handle: SQLiteStatement { statement.sqliteStatement }
 
     init(_ statement: Statement) {
-        handle = statement.sqliteStatement
+        self.statement = statement
     }
 
     /// Ready to run again, its bindings kept until replaced.
@@ -48,7 +50,7 @@ struct RawStatement {
     }
 
     private func text(_ column: Int32) throws -> String {
-        guard let characters = sqlite3_column_text(handle, column) else { throw BenchError.badField("column \(column) is NULL") }
+        guard let characters = sqlite3_column_text(handle, column) else { throw BenchError.sqlite("reading column \(column): it is NULL") }
         return String(decoding: UnsafeBufferPointer(start: characters, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
 

@@ -28,12 +28,11 @@ final class SQLiteDatabase {
     func open() throws -> DatabaseQueue {
         var configuration = Configuration()
         let synchronous = durability == .full ? "FULL" : "NORMAL"
-        // Negative: a size in KiB, not in pages.
-        let cacheKiB = cacheMiB * 1024
+        let cacheSize = cacheSizePragma
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
-            try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
+            try db.execute(sql: cacheSize)
         }
         return try DatabaseQueue(path: url.path, configuration: configuration)
     }
@@ -44,9 +43,12 @@ final class SQLiteDatabase {
     /// 0.6-0.7M rows a second, with 2 MB in cache-sized runs at 1.3M.
     func withDefaultCache<T>(_ db: Database, _ body: () throws -> T) throws -> T {
         try db.execute(sql: "PRAGMA cache_size = -2000")
-        defer { try? db.execute(sql: "PRAGMA cache_size = -\(cacheMiB * 1024)") }
+        defer { try? db.execute(sql: cacheSizePragma) }
         return try body()
     }
+
+    /// The run's page cache; negative, a size in KiB rather than in pages.
+    private var cacheSizePragma: String { "PRAGMA cache_size = -\(cacheMiB * 1024)" }
 
     func close() throws {
         try queue?.close()
