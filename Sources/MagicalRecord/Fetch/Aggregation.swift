@@ -30,11 +30,12 @@ extension ManagedObjectContext {
         with predicate: ObjectPredicate? = nil
     ) throws(MagicalRecordError) -> AttributeValue {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
-        var accumulator = AggregateAccumulator(operation, type: type)
+        let start = { AggregateAccumulator(operation, type: type) }
         if let position = executor.ownPosition(of: path),
-           try executor.forEachMatchingAttributes([position], { accumulator.add($0[position]) }) {
-            return accumulator.result
+           let partials = try executor.foldMatchingAttributes([position], start: start, { $0.add($1[position]) }) {
+            return partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }.result
         }
+        var accumulator = start()
         try executor.forEachMatch(reading: Set(path.components.prefix(1))) { (state) throws(MagicalRecordError) in
             accumulator.add(try value(at: path, of: state, executor))
         }
@@ -50,24 +51,14 @@ extension ManagedObjectContext {
     ) throws(MagicalRecordError) -> [[String: AttributeValue]] {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
         let groupPath = try FetchExecutor.attributePath(groupBy, of: executor.entity, in: model, role: "group-by key")
-        var groups: [MatchingValue: AggregateAccumulator] = [:]
-        // Integer group values (the common case: a foreign key, a category number) go
-        // through a table of their own; they never reach `groups` until the end.
-        var integerGroups = IntegerGroupTable()
-        var integerAccumulators: [AggregateAccumulator] = []
+        let start = { AggregateGroups(operation, type: type) }
         if let position = executor.ownPosition(of: path), let groupPosition = executor.ownPosition(of: groupPath),
-           try executor.forEachMatchingAttributes([position, groupPosition], { attributes in
-               guard case .integer(let key) = attributes[groupPosition] else {
-                   groups[MatchingValue(attributes[groupPosition]), default: AggregateAccumulator(operation, type: type)].add(attributes[position])
-                   return
-               }
-               let group = integerGroups.group(of: key)
-               if group == integerAccumulators.count { integerAccumulators.append(AggregateAccumulator(operation, type: type)) }
-               integerAccumulators[group].add(attributes[position])
+           let partials = try executor.foldMatchingAttributes([position, groupPosition], start: start, { groups, attributes in
+               groups.add(attributes[position], groupedBy: attributes[groupPosition])
            }) {
-            for (key, group) in integerGroups.entries { groups[MatchingValue(.integer(key))] = integerAccumulators[group] }
-            return Self.rows(groups, groupBy)
+            return Self.rows(partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }.byValue, groupBy)
         }
+        var groups: [MatchingValue: AggregateAccumulator] = [:]
         try executor.forEachMatch(reading: Set(path.components.prefix(1) + groupPath.components.prefix(1))) { (state) throws(MagicalRecordError) in
             let group = MatchingValue(try value(at: groupPath, of: state, executor))
             groups[group, default: AggregateAccumulator(operation, type: type)].add(try value(at: path, of: state, executor))
@@ -113,68 +104,6 @@ extension ManagedObjectContext {
 
     private func value(at path: PredicateKeyPath, of state: ObjectState, _ executor: FetchExecutor) throws(MagicalRecordError) -> AttributeValue {
         try executor.attributeValue(at: path, of: state)
-    }
-}
-
-/// Folds values into one aggregate.
-struct AggregateAccumulator {
-    let operation: AggregateOperation
-    let type: AttributeType
-    private var count = 0
-    private var integerSum: Int64 = 0
-    private var decimalSum: Decimal = 0
-    private var doubleSum: Double = 0
-    private var extreme: AttributeValue?
-
-    init(_ operation: AggregateOperation, type: AttributeType) {
-        self.operation = operation
-        self.type = type
-    }
-
-    mutating func add(_ value: AttributeValue) {
-        guard !value.isNull else { return }
-        count += 1
-        switch operation {
-        case .count:
-            return
-        case .min, .max:
-            let wanted: ComparisonResult = operation == .min ? .orderedAscending : .orderedDescending
-            if let current = extreme, AttributeValue.compare(value, current) != wanted { return }
-            extreme = value
-        case .sum, .average:
-            switch value {
-            case .integer(let number):
-                // Wraps on overflow; the result checks it against the exact decimal sum.
-                integerSum = integerSum &+ number
-                decimalSum += Decimal(number)
-                doubleSum += Double(number)
-            case .decimal(let number):
-                decimalSum += number
-            default:
-                doubleSum += value.doubleValue ?? 0
-            }
-        }
-    }
-
-    var result: AttributeValue {
-        switch operation {
-        case .count:
-            return .integer(Int64(count))
-        case .min, .max:
-            return extreme ?? .null
-        case .sum:
-            guard count > 0 else { return .null }
-            if type == .decimal { return .decimal(decimalSum) }
-            if type.integerRange != nil { return Decimal(integerSum) == decimalSum ? .integer(integerSum) : .decimal(decimalSum) }
-            return .double(doubleSum)
-        case .average:
-            guard count > 0 else { return .null }
-            if type == .decimal { return .decimal(decimalSum / Decimal(count)) }
-            if type.integerRange != nil {
-                return .double(NSDecimalNumber(decimal: decimalSum / Decimal(count)).doubleValue)
-            }
-            return .double(doubleSum / Double(count))
-        }
     }
 }
 

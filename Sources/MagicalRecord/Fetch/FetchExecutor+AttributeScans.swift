@@ -6,32 +6,40 @@ extension FetchExecutor {
         path.components.count == 1 ? entity.slot(ofAttribute: path.components[0]) : nil
     }
 
-    /// For aggregates over the fetched entity's own attributes: calls `body` with each
-    /// match's attribute values by position, of which `positions` (and what the predicate
-    /// reads) are filled in, stored objects through one reused array. False, calling
-    /// nothing, when the fetch does not qualify (subentities, an index plan, a predicate
-    /// that reads more than attributes): use ``forEachMatch(reading:_:)`` then.
-    func forEachMatchingAttributes(
-        _ positions: [Int], _ body: (UnsafeBufferPointer<AttributeValue>) throws(MagicalRecordError) -> Void
-    ) throws(MagicalRecordError) -> Bool {
+    /// For aggregates over the fetched entity's own attributes: folds each match into a
+    /// partial result (`start` makes one, `add` folds in a match's attribute values by
+    /// position, of which `positions` and what the predicate reads are filled in). A large
+    /// entity's records are read in parts on several threads, a partial each, returned in
+    /// id order; the unsaved matches are folded into one last partial. Nil, calling nothing,
+    /// when the fetch does not qualify (subentities, an index plan, a predicate that reads
+    /// more than attributes): use ``forEachMatch(reading:_:)`` then.
+    func foldMatchingAttributes<Partial>(
+        _ positions: [Int], start: @escaping () -> Partial,
+        _ add: @escaping (inout Partial, UnsafeBufferPointer<AttributeValue>) -> Void
+    ) throws(MagicalRecordError) -> [Partial]? {
         guard entity.fetchesOnlyItself, case .scan = plan.source,
-              compiled[entity.name]?.readsOnlyAttributes ?? true else { return false }
-        try scanOwnAttributes(positions) { (_, attributes) throws(MagicalRecordError) in try body(attributes) }
+              compiled[entity.name]?.readsOnlyAttributes ?? true else { return nil }
+        var partials: [Partial] = []
+        let parts = try view.snapshot.recordParts(entity.name, perThread: 4)
+        if parts.ranges.count > 1 {
+            try Self.inParts(parts, { [self] part in
+                Result { () throws(MagicalRecordError) -> Partial in
+                    var partial = start()
+                    try scanOwnAttributes(positions, in: part) { _, attributes in add(&partial, attributes) }
+                    return partial
+                }
+            }, consume: { (partial) throws(MagicalRecordError) in partials.append(try partial.get()) })
+        } else {
+            var partial = start()
+            try scanOwnAttributes(positions) { _, attributes in add(&partial, attributes) }
+            partials.append(partial)
+        }
+        var pending = start()
         for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
-            try Self.withBuffer(of: state.attributes, body)
+            state.attributes.withUnsafeBufferPointer { add(&pending, $0) }
         }
-        return true
-    }
-
-    /// `body` on the values of `attributes` in place.
-    static func withBuffer(
-        of attributes: [AttributeValue], _ body: (UnsafeBufferPointer<AttributeValue>) throws(MagicalRecordError) -> Void
-    ) throws(MagicalRecordError) {
-        var failure: MagicalRecordError?
-        attributes.withUnsafeBufferPointer { buffer in
-            do throws(MagicalRecordError) { try body(buffer) } catch { failure = error }
-        }
-        if let failure { throw failure }
+        partials.append(pending)
+        return partials
     }
 
     /// The stored objects of the fetched entity (no subentities) that the predicate (which

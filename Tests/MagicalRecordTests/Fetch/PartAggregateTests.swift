@@ -1,0 +1,120 @@
+import Foundation
+import MagicalStore
+import Testing
+@testable import MagicalRecord
+
+/// An aggregate over a large entity folds each part of its records on a thread of its own
+/// and merges the parts in id order: the results are a single thread's (doubles to their
+/// last bits), unsaved changes count in place of their records, and a damaged record stops
+/// it with the error a single thread reports.
+@Suite struct PartAggregateTests {
+    private static let employees = 1_500
+
+    /// Employees of random ages, names, salaries and heights (some nil), the same for the
+    /// same seed, saved.
+    private func filled(_ stack: FetchStack) throws -> FetchStack {
+        var random = SeededGenerator(seed: 34)
+        let letters = Array("ABCDEFGHIJ")
+        for number in 0..<Self.employees {
+            var values: [String: AttributeValue] = [
+                "employeeID": .integer(Int64(number)),
+                "lastName": .string(String(letters[Int.random(in: 0..<letters.count, using: &random)])),
+                "age": .integer(Int64.random(in: 18...70, using: &random)),
+            ]
+            if number % 5 != 0 { values["salary"] = .integer(Int64.random(in: 20_000...120_000, using: &random)) }
+            if number % 7 != 0 { values["height"] = .double(Double.random(in: 1.4...2.1, using: &random)) }
+            _ = try stack.main.insert("Employee", values)
+        }
+        try stack.main.saveToPersistentStore()
+        return stack
+    }
+
+    private func inParts() throws -> FetchStack {
+        try filled(FetchStack(scanThreads: 4, entriesPerThread: 200))
+    }
+
+    private static let attributes = ["salary", "height", "age", "lastName"]
+    private static let predicates: [String?] = [nil, "age > 40", "salary == nil", "age > 100"]
+
+    @Test func partsAggregateAsOneThreadDoes() throws {
+        let serial = try filled(FetchStack())
+        let parallel = try inParts()
+        #expect(try parallel.main.stack.store.snapshot().recordParts("Employee", perThread: 4).ranges.count == 16)
+        for attribute in Self.attributes {
+            for operation in AggregateOperation.allCases where attribute != "lastName" || !operation.isArithmetic {
+                for format in Self.predicates {
+                    let predicate = try format.map { try ObjectPredicate(format: $0) }
+                    let expected = try serial.main.aggregate(operation, onAttribute: attribute, entityName: "Employee", with: predicate)
+                    let found = try parallel.main.aggregate(operation, onAttribute: attribute, entityName: "Employee", with: predicate)
+                    #expect(Self.agree(found, expected), "\(operation) of \(attribute) where \(format ?? "true")")
+                    for groupBy in ["age", "lastName"] {
+                        let expectedRows = try serial.main.aggregate(operation, onAttribute: attribute, entityName: "Employee", with: predicate, groupBy: groupBy)
+                        let rows = try parallel.main.aggregate(operation, onAttribute: attribute, entityName: "Employee", with: predicate, groupBy: groupBy)
+                        #expect(rows.count == expectedRows.count)
+                        for (row, expectedRow) in zip(rows, expectedRows) {
+                            #expect(row[groupBy] == expectedRow[groupBy])
+                            #expect(Self.agree(row["result"] ?? .null, expectedRow["result"] ?? .null), "\(operation) of \(attribute) by \(groupBy)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func unsavedChangesCountInEveryPart() throws {
+        let stack = try inParts()
+        let everyone = try stack.main.fetch(fetchRequest("Employee"))
+        var expectedSum: Int64 = 0
+        var expectedByAge: [Int64: Int64] = [:]
+        for (index, employee) in everyone.enumerated() {
+            // Every tenth changed, from every part of the id range; every 97th deleted.
+            if index % 97 == 3 {
+                try stack.main.delete(employee)
+                continue
+            }
+            if index % 10 == 0 { try employee.setValue(.integer(1_000_000), forKey: "salary") }
+            guard case .integer(let salary) = employee["salary"], case .integer(let age) = employee["age"] else { continue }
+            expectedSum += salary
+            expectedByAge[age, default: 0] += salary
+        }
+        let added = try stack.main.insert("Employee", ["employeeID": .integer(99_999), "age": .integer(18), "salary": .integer(7)])
+        _ = added
+        expectedSum += 7
+        expectedByAge[18, default: 0] += 7
+        #expect(try stack.main.aggregate(.sum, onAttribute: "salary", entityName: "Employee") == .integer(expectedSum))
+        let rows = try stack.main.aggregate(.sum, onAttribute: "salary", entityName: "Employee", groupBy: "age")
+        let byAge = Dictionary(uniqueKeysWithValues: rows.compactMap { row -> (Int64, Int64)? in
+            guard case .integer(let age)? = row["age"], case .integer(let sum)? = row["result"] else { return nil }
+            return (age, sum)
+        })
+        #expect(byAge == expectedByAge)
+    }
+
+    @Test func aDamagedRecordStopsTheAggregateAsOnOneThread() throws {
+        for stack in [try filled(FetchStack()), try inParts()] {
+            try stack.store.store.write { transaction in
+                let tree = try transaction.tree(StoreLayout.objectTree("Employee"))
+                for number: Int64 in [1_100, 300] { try tree.put(StoreLayout.objectKey(number), [0xFF, 0xFF, 0xFF, 0xFF]) }
+            }
+            let plain = #expect(throws: MagicalRecordError.self) {
+                try stack.main.aggregate(.sum, onAttribute: "salary", entityName: "Employee")
+            }
+            let grouped = #expect(throws: MagicalRecordError.self) {
+                try stack.main.aggregate(.max, onAttribute: "height", entityName: "Employee", groupBy: "age")
+            }
+            for error in [plain, grouped] {
+                guard case .damagedRecord(let id)? = error else {
+                    Issue.record("expected a damaged record, got \(String(describing: error))")
+                    continue
+                }
+                #expect(id == ObjectID(entityName: "Employee", number: 300))
+            }
+        }
+    }
+
+    /// Equal, doubles within their last bits (a sum's rounding depends on its grouping).
+    private static func agree(_ found: AttributeValue, _ expected: AttributeValue) -> Bool {
+        guard case .double(let value) = found, case .double(let wanted) = expected else { return found == expected }
+        return abs(value - wanted) <= 1e-12 * max(abs(wanted), 1)
+    }
+}
