@@ -25,6 +25,9 @@ extension ManagedObjectContext {
     /// Float a Double, of decimals a decimal; an average of integers or floating-point
     /// numbers a Double; min and max have the attribute's type; count is the number of
     /// non-nil values. With nothing to aggregate, count is 0 and the others `.null`.
+    /// Integer sums are exact; doubles are summed with their rounding errors carried, on
+    /// every scan thread for a large entity, so a sum of doubles may differ from a plain
+    /// left-to-right one in its last bits (it is the closer to the exact sum).
     public func aggregate(
         _ operation: AggregateOperation, onAttribute attribute: String, entityName: String,
         with predicate: ObjectPredicate? = nil
