@@ -79,9 +79,34 @@ struct FetchStack {
         (root, main) = ObjectStack(store: store).makeContexts()
     }
 
+    /// A stack whose scans of the employees go in 16 parts on 4 threads.
+    static func inParts() throws -> FetchStack {
+        try FetchStack(scanThreads: 4, entriesPerThread: 200)
+    }
+
     /// A new context whose parent is the main context.
     func child() -> ManagedObjectContext {
         .context(withParent: main)
+    }
+
+    /// `count` employees of random ages, names, salaries and heights, the same for the
+    /// same seed, saved: what scans in parts are held to one thread's answers on. Every
+    /// fifth has no salary and every seventh no height (a field a record lacks).
+    func savingEmployees(_ count: Int = 1_500, seed: UInt64) throws -> FetchStack {
+        var random = SeededGenerator(seed: seed)
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        for number in 0..<count {
+            let lastName = String(letters[Int.random(in: 0..<letters.count, using: &random)]) + "son\(number % 7)"
+            var values: [String: AttributeValue] = [
+                "employeeID": .integer(Int64(number)), "lastName": .string(lastName),
+                "age": .integer(Int64.random(in: 18...70, using: &random)),
+            ]
+            if number % 5 != 0 { values["salary"] = .integer(Int64.random(in: 20_000...120_000, using: &random)) }
+            if number % 7 != 0 { values["height"] = .double(Double.random(in: 1.4...2.1, using: &random)) }
+            _ = try main.insert("Employee", values)
+        }
+        try main.saveToPersistentStore()
+        return self
     }
 }
 

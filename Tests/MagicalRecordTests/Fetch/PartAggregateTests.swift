@@ -8,37 +8,12 @@ import Testing
 /// last bits), unsaved changes count in place of their records, and a damaged record stops
 /// it with the error a single thread reports.
 @Suite struct PartAggregateTests {
-    private static let employees = 1_500
-
-    /// Employees of random ages, names, salaries and heights (some nil), the same for the
-    /// same seed, saved.
-    private func filled(_ stack: FetchStack) throws -> FetchStack {
-        var random = SeededGenerator(seed: 34)
-        let letters = Array("ABCDEFGHIJ")
-        for number in 0..<Self.employees {
-            var values: [String: AttributeValue] = [
-                "employeeID": .integer(Int64(number)),
-                "lastName": .string(String(letters[Int.random(in: 0..<letters.count, using: &random)])),
-                "age": .integer(Int64.random(in: 18...70, using: &random)),
-            ]
-            if number % 5 != 0 { values["salary"] = .integer(Int64.random(in: 20_000...120_000, using: &random)) }
-            if number % 7 != 0 { values["height"] = .double(Double.random(in: 1.4...2.1, using: &random)) }
-            _ = try stack.main.insert("Employee", values)
-        }
-        try stack.main.saveToPersistentStore()
-        return stack
-    }
-
-    private func inParts() throws -> FetchStack {
-        try filled(FetchStack(scanThreads: 4, entriesPerThread: 200))
-    }
-
     private static let attributes = ["salary", "height", "age", "lastName"]
     private static let predicates: [String?] = [nil, "age > 40", "salary == nil", "age > 100"]
 
     @Test func partsAggregateAsOneThreadDoes() throws {
-        let serial = try filled(FetchStack())
-        let parallel = try inParts()
+        let serial = try FetchStack().savingEmployees(seed: 34)
+        let parallel = try FetchStack.inParts().savingEmployees(seed: 34)
         #expect(try parallel.main.stack.store.snapshot().recordParts("Employee", perThread: 4).ranges.count == 16)
         for attribute in Self.attributes {
             for operation in AggregateOperation.allCases where attribute != "lastName" || !operation.isArithmetic {
@@ -62,7 +37,7 @@ import Testing
     }
 
     @Test func unsavedChangesCountInEveryPart() throws {
-        let stack = try inParts()
+        let stack = try FetchStack.inParts().savingEmployees(seed: 34)
         let everyone = try stack.main.fetch(fetchRequest("Employee"))
         var expectedSum: Int64 = 0
         var expectedByAge: [Int64: Int64] = [:]
@@ -91,7 +66,7 @@ import Testing
     }
 
     @Test func aDamagedRecordStopsTheAggregateAsOnOneThread() throws {
-        for stack in [try filled(FetchStack()), try inParts()] {
+        for stack in [try FetchStack().savingEmployees(seed: 34), try FetchStack.inParts().savingEmployees(seed: 34)] {
             try stack.store.store.write { transaction in
                 let tree = try transaction.tree(StoreLayout.objectTree("Employee"))
                 for number: Int64 in [1_100, 300] { try tree.put(StoreLayout.objectKey(number), [0xFF, 0xFF, 0xFF, 0xFF]) }

@@ -9,30 +9,6 @@ import Testing
 /// changes in place of their records in every part, and the same error where a record is
 /// damaged.
 @Suite struct PartScanTests {
-    private static let employees = 1_500
-
-    /// Employees of random ages, names and salaries, the same for the same seed, saved.
-    private func filled(_ stack: FetchStack) throws -> FetchStack {
-        var random = SeededGenerator(seed: 21)
-        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        for number in 0..<Self.employees {
-            let lastName = String(letters[Int.random(in: 0..<letters.count, using: &random)]) + "son\(number % 7)"
-            var values: [String: AttributeValue] = [
-                "employeeID": .integer(Int64(number)), "lastName": .string(lastName),
-                "age": .integer(Int64.random(in: 18...70, using: &random)),
-            ]
-            // Some leave the salary unset: tests of a field a record lacks.
-            if number % 5 != 0 { values["salary"] = .integer(Int64.random(in: 20_000...120_000, using: &random)) }
-            _ = try stack.main.insert("Employee", values)
-        }
-        try stack.main.saveToPersistentStore()
-        return stack
-    }
-
-    private func inParts() throws -> FetchStack {
-        try filled(FetchStack(scanThreads: 4, entriesPerThread: 200))
-    }
-
     /// Predicates no index answers: each is a scan.
     private static let predicates = [
         "salary > 40000 AND lastName ENDSWITH 'son3'", "salary < 50000", "salary == nil", "salary > 1000000",
@@ -40,8 +16,8 @@ import Testing
     ]
 
     @Test func partsFindWhatOneThreadFinds() throws {
-        let serial = try filled(FetchStack())
-        let parallel = try inParts()
+        let serial = try FetchStack().savingEmployees(seed: 21)
+        let parallel = try FetchStack.inParts().savingEmployees(seed: 21)
         let parts = try parallel.main.stack.store.snapshot().recordParts("Employee", perThread: 4)
         #expect(parts.threads == 4 && parts.ranges.count == 16)
         #expect(try serial.main.stack.store.snapshot().recordParts("Employee", perThread: 4).ranges.count == 1)
@@ -105,7 +81,7 @@ import Testing
     }
 
     @Test func unsavedChangesReplaceTheirRecordsInEveryPart() throws {
-        let stack = try inParts()
+        let stack = try FetchStack.inParts().savingEmployees(seed: 21)
         let everyone = try stack.main.fetch(fetchRequest("Employee"))
         // Ten changed to match, from every part of the id range, and ten matching deleted.
         let step = everyone.count / 10
@@ -124,7 +100,7 @@ import Testing
     }
 
     @Test func aDamagedRecordStopsTheScanAsOnOneThread() throws {
-        for stack in [try filled(FetchStack()), try inParts()] {
+        for stack in [try FetchStack().savingEmployees(seed: 21), try FetchStack.inParts().savingEmployees(seed: 21)] {
             // Two records of different parts replaced by bytes no record begins with: the
             // scan reports the first in id order, whichever part failed first.
             try stack.store.store.write { transaction in
