@@ -39,8 +39,9 @@ extension ManagedObjectContext {
             return partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }.result
         }
         var accumulator = start()
+        var values = KeyPathReader(path, of: executor)
         try executor.forEachMatch(reading: Set(path.components.prefix(1))) { (state) throws(MagicalRecordError) in
-            accumulator.add(try value(at: path, of: state, executor))
+            accumulator.add(try values.value(of: state))
         }
         return accumulator.result
     }
@@ -62,9 +63,11 @@ extension ManagedObjectContext {
             return Self.rows(partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }.byValue, groupBy)
         }
         var groups: [MatchingValue: AggregateAccumulator] = [:]
+        var values = KeyPathReader(path, of: executor)
+        var groupValues = KeyPathReader(groupPath, of: executor)
         try executor.forEachMatch(reading: Set(path.components.prefix(1) + groupPath.components.prefix(1))) { (state) throws(MagicalRecordError) in
-            let group = MatchingValue(try value(at: groupPath, of: state, executor))
-            groups[group, default: AggregateAccumulator(operation, type: type)].add(try value(at: path, of: state, executor))
+            let group = MatchingValue(try groupValues.value(of: state))
+            groups[group, default: AggregateAccumulator(operation, type: type)].add(try values.value(of: state))
         }
         return Self.rows(groups, groupBy)
     }
@@ -103,10 +106,6 @@ extension ManagedObjectContext {
             throw .invalidFetch("\(path) is not an attribute of entity \(entity.name)")
         }
         return attribute.type
-    }
-
-    private func value(at path: PredicateKeyPath, of state: ObjectState, _ executor: FetchExecutor) throws(MagicalRecordError) -> AttributeValue {
-        try executor.attributeValue(at: path, of: state)
     }
 }
 

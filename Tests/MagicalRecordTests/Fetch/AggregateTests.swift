@@ -150,6 +150,32 @@ import Testing
             == [.null, .string("Hopper"), .string("Lovelace"), .string("Turing"), .string("Zhou"), .string("Ångström")])
     }
 
+    /// A group through a to-one reads each target once per aggregate, and sees the
+    /// targets' and the links' unsaved changes: a renamed department, an employee moved.
+    @Test func groupsThroughAToOneSeeUnsavedChangesOfBothEnds() throws {
+        let (stack, company) = try savedCompany()
+        try company.sales.setValue(.string("Marketing"), forKey: "name")
+        try company.ada.setRelatedObject(company.empty, forKey: "department")
+        try company.empty.setValue(.string("Research"), forKey: "name")
+        #expect(try stack.main.aggregate(.sum, onAttribute: "salary", entityName: "Employee", groupBy: "department.name") == [
+            ["department.name": .null, "result": .null],
+            ["department.name": .string("Marketing"), "result": .integer(130_000)],
+            ["department.name": .string("Research"), "result": .integer(305_000)],
+        ])
+        #expect(try stack.main.aggregate(.max, onAttribute: "department.budget", entityName: "Employee", groupBy: "age") == [
+            ["age": .null, "result": .null],
+            ["age": .integer(28), "result": .decimal(Decimal(string: "1000.50")!)],
+            ["age": .integer(36), "result": .null],
+            ["age": .integer(41), "result": .decimal(2500)],
+            ["age": .integer(85), "result": .decimal(2500)],
+        ])
+        #expect(try stack.root.aggregate(.sum, onAttribute: "salary", entityName: "Employee", groupBy: "department.name") == [
+            ["department.name": .null, "result": .null],
+            ["department.name": .string("Research"), "result": .integer(305_000)],
+            ["department.name": .string("Sales"), "result": .integer(130_000)],
+        ])
+    }
+
     @Test func groupsComeFromMatchingObjectsOnly() throws {
         let (stack, _) = try savedCompany()
         let older = try ObjectPredicate(format: "age > 30")
