@@ -38,9 +38,15 @@ extension ManagedObjectContext {
            let partials = try executor.foldMatchingAttributes([position], start: start, { $0.add($1[position]) }) {
             return partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }.result
         }
+        let reading = Set(path.components.prefix(1))
+        if let partials = try executor.foldMatchingStates(
+            reading: reading, start: { (start(), KeyPathReader(path, of: executor)) }, { (partial, state) throws(MagicalRecordError) in partial.0.add(try partial.1.value(of: state)) }
+        ) {
+            return partials.dropFirst().reduce(into: partials[0].0) { $0.merge($1.0) }.result
+        }
         var accumulator = start()
         var values = KeyPathReader(path, of: executor)
-        try executor.forEachMatch(reading: Set(path.components.prefix(1))) { (state) throws(MagicalRecordError) in
+        try executor.forEachMatch(reading: reading) { (state) throws(MagicalRecordError) in
             accumulator.add(try values.value(of: state))
         }
         return accumulator.result
@@ -62,14 +68,20 @@ extension ManagedObjectContext {
            }) {
             return Self.rows(partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }.byValue, groupBy)
         }
-        var groups: [MatchingValue: AggregateAccumulator] = [:]
+        let reading = Set(path.components.prefix(1) + groupPath.components.prefix(1))
+        let startReading = { (start(), KeyPathReader(path, of: executor), KeyPathReader(groupPath, of: executor)) }
+        if let partials = try executor.foldMatchingStates(reading: reading, start: startReading, { (partial, state) throws(MagicalRecordError) in
+            partial.0.add(try partial.1.value(of: state), groupedBy: try partial.2.value(of: state))
+        }) {
+            return Self.rows(partials.dropFirst().reduce(into: partials[0].0) { $0.merge($1.0) }.byValue, groupBy)
+        }
+        var groups = start()
         var values = KeyPathReader(path, of: executor)
         var groupValues = KeyPathReader(groupPath, of: executor)
-        try executor.forEachMatch(reading: Set(path.components.prefix(1) + groupPath.components.prefix(1))) { (state) throws(MagicalRecordError) in
-            let group = MatchingValue(try groupValues.value(of: state))
-            groups[group, default: AggregateAccumulator(operation, type: type)].add(try values.value(of: state))
+        try executor.forEachMatch(reading: reading) { (state) throws(MagicalRecordError) in
+            groups.add(try values.value(of: state), groupedBy: try groupValues.value(of: state))
         }
-        return Self.rows(groups, groupBy)
+        return Self.rows(groups.byValue, groupBy)
     }
 
     /// The groups as MagicalRecord's rows, in ascending order of the group value.

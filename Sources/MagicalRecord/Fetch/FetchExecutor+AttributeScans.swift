@@ -88,3 +88,57 @@ extension FetchExecutor {
         if let failure { throw failure }
     }
 }
+
+extension FetchExecutor {
+    /// For aggregates that read through relationships: folds the state of each match,
+    /// decoded with `reading` and what the predicate reads, into partial results, as
+    /// ``foldMatchingAttributes(_:start:_:)`` folds attribute values: a large entity's parts
+    /// on the scan threads (`add` runs on several at once, on partials of its own), in id
+    /// order, the unsaved matches in a last partial. Nil when the fetch does not qualify.
+    func foldMatchingStates<Partial>(
+        reading: Set<String>, start: @escaping () -> Partial,
+        _ add: @escaping (inout Partial, ObjectState) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) -> [Partial]? {
+        guard entity.fetchesOnlyItself, case .scan = plan.source,
+              compiled[entity.name]?.readsOnlyAttributes ?? true else { return nil }
+        let name = entity.name
+        let coder = try view.snapshot.store.coder(for: name)
+        let mask = coder.decodeMask(reading.union(predicateKeys))
+        let compiled = self.compiled[name]
+        var partials: [Partial] = []
+        try Self.inParts(try view.snapshot.recordParts(name, perThread: 4), { [self] part in
+            Result { () throws(MagicalRecordError) -> Partial in
+                var partial = start()
+                try foldStoredStates(in: part, coder, compiled, mask, into: &partial, add)
+                return partial
+            }
+        }, consume: { (partial) throws(MagicalRecordError) in partials.append(try partial.get()) })
+        var pending = start()
+        for state in view.pendingStates(of: concrete) where try matches(state, compiled) {
+            try add(&pending, state)
+        }
+        partials.append(pending)
+        return partials
+    }
+
+    private func foldStoredStates<Partial>(
+        in part: StoreSnapshot.RecordPart, _ coder: RecordCoder, _ compiled: CompiledPredicate?, _ mask: RecordCoder.DecodeMask?,
+        into partial: inout Partial, _ add: (inout Partial, ObjectState) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) {
+        let filter = try compiled.map { compiled throws(MagicalRecordError) in try recordFilter(compiled, coder) }
+        let hasOverlays = view.hasOverlays
+        let interned = InternedName.token(for: entity.name)
+        var failure: MagicalRecordError?
+        try view.snapshot.scanRecords(entity.name, in: part) { number, record in
+            do throws(MagicalRecordError) {
+                guard try isMatch(number, record, interned, filter, hasOverlays: hasOverlays) else { return true }
+                try add(&partial, try coder.decode(record, number: number, attributes: mask))
+                return true
+            } catch {
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+    }
+}

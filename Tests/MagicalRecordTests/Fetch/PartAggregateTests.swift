@@ -36,6 +36,36 @@ import Testing
         }
     }
 
+    /// Through a to-one, each part reads the targets through the view: their unsaved
+    /// changes too.
+    @Test func partsAggregateThroughAToOneAsOneThreadDoes() throws {
+        var results: [[[String: AttributeValue]]] = []
+        for stack in [try FetchStack().savingEmployees(seed: 34), try FetchStack.inParts().savingEmployees(seed: 34)] {
+            let departments = try (0..<4).map { number in
+                try stack.main.insert("Department", [
+                    "departmentID": .integer(Int64(number)), "name": .string("D\(number % 3)"), "budget": .decimal(Decimal(number * 1_000)),
+                ])
+            }
+            // Every ninth employee has none.
+            for (index, employee) in try stack.main.fetch(fetchRequest("Employee")).enumerated() where index % 9 != 0 {
+                try employee.setRelatedObject(departments[index % departments.count], forKey: "department")
+            }
+            try stack.main.saveToPersistentStore()
+            try departments[1].setValue(.string("Renamed"), forKey: "name")
+            var rows: [[String: AttributeValue]] = []
+            for format in [nil, "age > 40"] as [String?] {
+                let predicate = try format.map { try ObjectPredicate(format: $0) }
+                rows += try stack.main.aggregate(.sum, onAttribute: "salary", entityName: "Employee", with: predicate, groupBy: "department.name")
+                rows += try stack.main.aggregate(.max, onAttribute: "department.budget", entityName: "Employee", with: predicate, groupBy: "age")
+                rows.append(["total": try stack.main.aggregate(.sum, onAttribute: "department.budget", entityName: "Employee", with: predicate)])
+            }
+            results.append(rows)
+        }
+        #expect(results[0].count > 50)
+        #expect(results[0].contains { $0["department.name"] == .string("Renamed") })
+        #expect(results[1] == results[0])
+    }
+
     @Test func unsavedChangesCountInEveryPart() throws {
         let stack = try FetchStack.inParts().savingEmployees(seed: 34)
         let everyone = try stack.main.fetch(fetchRequest("Employee"))
