@@ -1,10 +1,16 @@
 import Foundation
 
+/// A partial result of a fold in parts, merged with the next part's in id order.
+protocol MergingFold {
+    /// Adds what `later` folded, as if its values had come after this one's.
+    mutating func merge(_ later: Self)
+}
+
 /// Folds values into one aggregate. Accumulators of parts of a scan merge into the one a
 /// single scan would give (``merge(_:)``): integer sums are exact and doubles are summed
 /// with their rounding errors carried, so how a scan was cut changes no integer result and
 /// a double one at most in its last bits.
-struct AggregateAccumulator {
+struct AggregateAccumulator: MergingFold {
     let operation: AggregateOperation
     let type: AttributeType
     private var count = 0
@@ -41,7 +47,6 @@ struct AggregateAccumulator {
         }
     }
 
-    /// Adds what `later` folded, as if its values had come after this one's.
     mutating func merge(_ later: AggregateAccumulator) {
         count += later.count
         integerSum += later.integerSum

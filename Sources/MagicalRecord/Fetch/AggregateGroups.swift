@@ -1,7 +1,7 @@
 /// A grouped aggregate's accumulators by group value. Integer group values (the common
 /// case: a foreign key, a category number) go through a table of their own, several
 /// times cheaper per row than a dictionary keyed by attribute values.
-struct AggregateGroups {
+struct AggregateGroups: MergingFold {
     private let operation: AggregateOperation
     private let type: AttributeType
     private var integerGroups = IntegerGroupTable()
@@ -23,7 +23,6 @@ struct AggregateGroups {
         integerAccumulators[integerGroup(key)].add(value)
     }
 
-    /// Adds what `later` folded, as if its rows had come after this one's.
     mutating func merge(_ later: AggregateGroups) {
         for (key, group) in later.integerGroups.entries {
             integerAccumulators[integerGroup(key)].merge(later.integerAccumulators[group])

@@ -36,13 +36,13 @@ extension ManagedObjectContext {
         let start = { AggregateAccumulator(operation, type: type) }
         if let position = executor.ownPosition(of: path),
            let partials = try executor.foldMatchingAttributes([position], start: start, { $0.add($1[position]) }) {
-            return partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }.result
+            return Self.merged(partials).result
         }
         let reading = Set(path.components.prefix(1))
         if let partials = try executor.foldMatchingStates(
             reading: reading, start: { (start(), KeyPathReader(path, of: executor)) }, { (partial, state) throws(MagicalRecordError) in partial.0.add(try partial.1.value(of: state)) }
         ) {
-            return partials.dropFirst().reduce(into: partials[0].0) { $0.merge($1.0) }.result
+            return Self.merged(partials.map(\.0)).result
         }
         var accumulator = start()
         var values = KeyPathReader(path, of: executor)
@@ -66,14 +66,14 @@ extension ManagedObjectContext {
            let partials = try executor.foldMatchingAttributes([position, groupPosition], start: start, { groups, attributes in
                groups.add(attributes[position], groupedBy: attributes[groupPosition])
            }) {
-            return Self.rows(partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }.byValue, groupBy)
+            return Self.rows(Self.merged(partials).byValue, groupBy)
         }
         let reading = Set(path.components.prefix(1) + groupPath.components.prefix(1))
         let startReading = { (start(), KeyPathReader(path, of: executor), KeyPathReader(groupPath, of: executor)) }
         if let partials = try executor.foldMatchingStates(reading: reading, start: startReading, { (partial, state) throws(MagicalRecordError) in
             partial.0.add(try partial.1.value(of: state), groupedBy: try partial.2.value(of: state))
         }) {
-            return Self.rows(partials.dropFirst().reduce(into: partials[0].0) { $0.merge($1.0) }.byValue, groupBy)
+            return Self.rows(Self.merged(partials.map(\.0)).byValue, groupBy)
         }
         var groups = start()
         var values = KeyPathReader(path, of: executor)
@@ -82,6 +82,11 @@ extension ManagedObjectContext {
             groups.add(try values.value(of: state), groupedBy: try groupValues.value(of: state))
         }
         return Self.rows(groups.byValue, groupBy)
+    }
+
+    /// A fold's partials (never empty: the unsaved matches' comes last) merged in order.
+    private static func merged<Partial: MergingFold>(_ partials: [Partial]) -> Partial {
+        partials.dropFirst().reduce(into: partials[0]) { $0.merge($1) }
     }
 
     /// The groups as MagicalRecord's rows, in ascending order of the group value.

@@ -17,28 +17,37 @@ extension FetchExecutor {
         _ positions: [Int], start: @escaping () -> Partial,
         _ add: @escaping (inout Partial, UnsafeBufferPointer<AttributeValue>) -> Void
     ) throws(MagicalRecordError) -> [Partial]? {
+        try foldInParts(start, stored: { [self] (part, partial) throws(MagicalRecordError) in
+            try scanOwnAttributes(positions, in: part) { _, attributes in add(&partial, attributes) }
+        }, pending: { partial, state in
+            state.attributes.withUnsafeBufferPointer { add(&partial, $0) }
+        })
+    }
+
+    /// The skeleton of both folds: nil unless the fetch is a scan of one concrete entity
+    /// whose predicate reads attributes only; else `stored` folds each part of its records
+    /// on the scan threads into a partial of its own, returned in id order, and `pending`
+    /// the unsaved matches into one last partial.
+    private func foldInParts<Partial>(
+        _ start: @escaping () -> Partial,
+        stored: @escaping (StoreSnapshot.RecordPart, inout Partial) throws(MagicalRecordError) -> Void,
+        pending: (inout Partial, ObjectState) throws(MagicalRecordError) -> Void
+    ) throws(MagicalRecordError) -> [Partial]? {
         guard entity.fetchesOnlyItself, case .scan = plan.source,
               compiled[entity.name]?.readsOnlyAttributes ?? true else { return nil }
         var partials: [Partial] = []
-        let parts = try view.snapshot.recordParts(entity.name, perThread: 4)
-        if parts.ranges.count > 1 {
-            try Self.inParts(parts, { [self] part in
-                Result { () throws(MagicalRecordError) -> Partial in
-                    var partial = start()
-                    try scanOwnAttributes(positions, in: part) { _, attributes in add(&partial, attributes) }
-                    return partial
-                }
-            }, consume: { (partial) throws(MagicalRecordError) in partials.append(try partial.get()) })
-        } else {
-            var partial = start()
-            try scanOwnAttributes(positions) { _, attributes in add(&partial, attributes) }
-            partials.append(partial)
-        }
-        var pending = start()
+        try Self.inParts(try view.snapshot.recordParts(entity.name, perThread: 4), { part in
+            Result { () throws(MagicalRecordError) -> Partial in
+                var partial = start()
+                try stored(part, &partial)
+                return partial
+            }
+        }, consume: { (partial) throws(MagicalRecordError) in partials.append(try partial.get()) })
+        var unsaved = start()
         for state in view.pendingStates(of: concrete) where try matches(state, compiled[entity.name]) {
-            state.attributes.withUnsafeBufferPointer { add(&pending, $0) }
+            try pending(&unsaved, state)
         }
-        partials.append(pending)
+        partials.append(unsaved)
         return partials
     }
 
@@ -99,26 +108,11 @@ extension FetchExecutor {
         reading: Set<String>, start: @escaping () -> Partial,
         _ add: @escaping (inout Partial, ObjectState) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) -> [Partial]? {
-        guard entity.fetchesOnlyItself, case .scan = plan.source,
-              compiled[entity.name]?.readsOnlyAttributes ?? true else { return nil }
-        let name = entity.name
-        let coder = try view.snapshot.store.coder(for: name)
-        let mask = coder.decodeMask(reading.union(predicateKeys))
-        let compiled = self.compiled[name]
-        var partials: [Partial] = []
-        try Self.inParts(try view.snapshot.recordParts(name, perThread: 4), { [self] part in
-            Result { () throws(MagicalRecordError) -> Partial in
-                var partial = start()
-                try foldStoredStates(in: part, coder, compiled, mask, into: &partial, add)
-                return partial
-            }
-        }, consume: { (partial) throws(MagicalRecordError) in partials.append(try partial.get()) })
-        var pending = start()
-        for state in view.pendingStates(of: concrete) where try matches(state, compiled) {
-            try add(&pending, state)
-        }
-        partials.append(pending)
-        return partials
+        try foldInParts(start, stored: { [self] (part, partial) throws(MagicalRecordError) in
+            // Per part, once the fetch qualifies: an abstract entity has no coder.
+            let coder = try view.snapshot.store.coder(for: entity.name)
+            try foldStoredStates(in: part, coder, compiled[entity.name], coder.decodeMask(reading.union(predicateKeys)), into: &partial, add)
+        }, pending: add)
     }
 
     private func foldStoredStates<Partial>(
