@@ -33,23 +33,24 @@ extension ManagedObjectContext {
         with predicate: ObjectPredicate? = nil
     ) throws(MagicalRecordError) -> AttributeValue {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
-        let start = { AggregateAccumulator(operation, type: type) }
-        if let position = executor.ownPosition(of: path),
-           let partials = try executor.foldMatchingAttributes([position], start: start, { $0.add($1[position]) }) {
-            return Self.merged(partials).result
+        let values = KeyPathReader(path, of: executor)
+        let start = { (AggregateAccumulator(operation, type: type), values) }
+        let addState = { (partial: inout (AggregateAccumulator, KeyPathReader), state: ObjectState) throws(MagicalRecordError) in
+            partial.0.add(try partial.1.value(of: state))
         }
-        let reading = Set(path.components.prefix(1))
-        if let partials = try executor.foldMatchingStates(
-            reading: reading, start: { (start(), KeyPathReader(path, of: executor)) }, { (partial, state) throws(MagicalRecordError) in partial.0.add(try partial.1.value(of: state)) }
+        if values.readsInPlace, let partials = try executor.foldMatchingFields(
+            values.ownPosition.map { [$0] } ?? [], targetsOf: values.relationship.map { [$0] } ?? [], start: start,
+            { (partial, attributes, targets) throws(MagicalRecordError) in partial.0.add(try partial.1.value(attributes, targets)) }
         ) {
             return Self.merged(partials.map(\.0)).result
         }
-        var accumulator = start()
-        var values = KeyPathReader(path, of: executor)
-        try executor.forEachMatch(reading: reading) { (state) throws(MagicalRecordError) in
-            accumulator.add(try values.value(of: state))
+        let reading = Set(path.components.prefix(1))
+        if let partials = try executor.foldMatchingStates(reading: reading, start: start, addState) {
+            return Self.merged(partials.map(\.0)).result
         }
-        return accumulator.result
+        var whole = start()
+        try executor.forEachMatch(reading: reading) { (state) throws(MagicalRecordError) in try addState(&whole, state) }
+        return whole.0.result
     }
 
     /// One row per value of `groupBy` (an attribute key path, through to-one
@@ -61,27 +62,28 @@ extension ManagedObjectContext {
     ) throws(MagicalRecordError) -> [[String: AttributeValue]] {
         let (executor, path, type) = try prepareAggregate(operation, attribute, entityName, predicate)
         let groupPath = try FetchExecutor.attributePath(groupBy, of: executor.entity, in: model, role: "group-by key")
-        let start = { AggregateGroups(operation, type: type) }
-        if let position = executor.ownPosition(of: path), let groupPosition = executor.ownPosition(of: groupPath),
-           let partials = try executor.foldMatchingAttributes([position, groupPosition], start: start, { groups, attributes in
-               groups.add(attributes[position], groupedBy: attributes[groupPosition])
-           }) {
-            return Self.rows(Self.merged(partials).byValue, groupBy)
-        }
-        let reading = Set(path.components.prefix(1) + groupPath.components.prefix(1))
-        let startReading = { (start(), KeyPathReader(path, of: executor), KeyPathReader(groupPath, of: executor)) }
-        if let partials = try executor.foldMatchingStates(reading: reading, start: startReading, { (partial, state) throws(MagicalRecordError) in
+        let values = KeyPathReader(path, of: executor)
+        let groupValues = KeyPathReader(groupPath, of: executor)
+        let start = { (AggregateGroups(operation, type: type), values, groupValues) }
+        let addState = { (partial: inout (AggregateGroups, KeyPathReader, KeyPathReader), state: ObjectState) throws(MagicalRecordError) in
             partial.0.add(try partial.1.value(of: state), groupedBy: try partial.2.value(of: state))
-        }) {
+        }
+        let readers = [values, groupValues]
+        if readers.allSatisfy(\.readsInPlace), let partials = try executor.foldMatchingFields(
+            readers.compactMap(\.ownPosition), targetsOf: readers.compactMap(\.relationship), start: start,
+            { (partial, attributes, targets) throws(MagicalRecordError) in
+                partial.0.add(try partial.1.value(attributes, targets), groupedBy: try partial.2.value(attributes, targets))
+            }
+        ) {
             return Self.rows(Self.merged(partials.map(\.0)).byValue, groupBy)
         }
-        var groups = start()
-        var values = KeyPathReader(path, of: executor)
-        var groupValues = KeyPathReader(groupPath, of: executor)
-        try executor.forEachMatch(reading: reading) { (state) throws(MagicalRecordError) in
-            groups.add(try values.value(of: state), groupedBy: try groupValues.value(of: state))
+        let reading = Set(path.components.prefix(1) + groupPath.components.prefix(1))
+        if let partials = try executor.foldMatchingStates(reading: reading, start: start, addState) {
+            return Self.rows(Self.merged(partials.map(\.0)).byValue, groupBy)
         }
-        return Self.rows(groups.byValue, groupBy)
+        var whole = start()
+        try executor.forEachMatch(reading: reading) { (state) throws(MagicalRecordError) in try addState(&whole, state) }
+        return Self.rows(whole.0.byValue, groupBy)
     }
 
     /// A fold's partials (never empty: the unsaved matches' comes last) merged in order.

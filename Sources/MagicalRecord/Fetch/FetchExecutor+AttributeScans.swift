@@ -6,21 +6,30 @@ extension FetchExecutor {
         path.components.count == 1 ? entity.slot(ofAttribute: path.components[0]) : nil
     }
 
-    /// For aggregates over the fetched entity's own attributes: folds each match into a
-    /// partial result (`start` makes one, `add` folds in a match's attribute values by
-    /// position, of which `positions` and what the predicate reads are filled in). A large
-    /// entity's records are read in parts on several threads, a partial each, returned in
-    /// id order; the unsaved matches are folded into one last partial. Nil, calling nothing,
-    /// when the fetch does not qualify (subentities, an index plan, a predicate that reads
-    /// more than attributes): use ``forEachMatch(reading:_:)`` then.
-    func foldMatchingAttributes<Partial>(
-        _ positions: [Int], start: @escaping () -> Partial,
-        _ add: @escaping (inout Partial, UnsafeBufferPointer<AttributeValue>) -> Void
+    /// For aggregates over the fetched entity's own attributes and its to-ones' targets:
+    /// folds each match into a partial result (`start` makes one, `add` folds in a match's
+    /// attribute values by position, of which `positions` and what the predicate reads are
+    /// filled in, and the targets of the to-ones at `relationships`, by relationship
+    /// position). A large entity's records are read in parts on several threads, a partial
+    /// each, returned in id order; the unsaved matches are folded into one last partial.
+    /// Nil, calling nothing, when the fetch does not qualify (subentities, an index plan, a
+    /// predicate that reads more than attributes): use ``forEachMatch(reading:_:)`` then.
+    func foldMatchingFields<Partial>(
+        _ positions: [Int], targetsOf relationships: [Int] = [], start: @escaping () -> Partial,
+        _ add: @escaping (inout Partial, UnsafeBufferPointer<AttributeValue>, UnsafeBufferPointer<ObjectID?>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) -> [Partial]? {
         try foldInParts(start, stored: { [self] (part, partial) throws(MagicalRecordError) in
-            try scanOwnAttributes(positions, in: part) { _, attributes in add(&partial, attributes) }
-        }, pending: { partial, state in
-            state.attributes.withUnsafeBufferPointer { add(&partial, $0) }
+            try scanOwnAttributes(positions, targetsOf: relationships, in: part) { (_, attributes, targets) throws(MagicalRecordError) in
+                try add(&partial, attributes, targets)
+            }
+        }, pending: { [self] (partial, state) throws(MagicalRecordError) in
+            var targets = [ObjectID?](repeating: nil, count: entity.relationships.count)
+            for position in relationships {
+                targets[position] = try view.targets(of: state, position: position, entity: entity).first
+            }
+            try state.attributes.withUnsafeBufferPointer { attributes throws(MagicalRecordError) in
+                try targets.withUnsafeBufferPointer { targets throws(MagicalRecordError) in try add(&partial, attributes, targets) }
+            }
         })
     }
 
@@ -53,15 +62,16 @@ extension FetchExecutor {
 
     /// The stored objects of the fetched entity (no subentities) that the predicate (which
     /// reads attributes only) matches, minus those unsaved changes replace: `body` gets
-    /// each one's number and attribute values, with `positions` and the predicate's
-    /// filled in, in one buffer reused from record to record (valid only during the call).
+    /// each one's number, its attribute values, with `positions` and the predicate's
+    /// filled in, and the targets of the to-ones at `relationships`, each in one buffer
+    /// reused from record to record (valid only during the call).
     ///
     /// `skipping`, asked of each stored match before it is decoded, turns it away unread.
     /// With `part`, only the records of that part are read (see ``inParts(_:_:consume:)``).
     func scanOwnAttributes(
-        _ positions: [Int], in part: StoreSnapshot.RecordPart? = nil,
+        _ positions: [Int], targetsOf relationships: [Int] = [], in part: StoreSnapshot.RecordPart? = nil,
         skipping: (Int64, UnsafeRawBufferPointer) throws(MagicalRecordError) -> Bool = { _, _ in false },
-        _ body: (Int64, UnsafeBufferPointer<AttributeValue>) throws(MagicalRecordError) -> Void
+        _ body: (Int64, UnsafeBufferPointer<AttributeValue>, UnsafeBufferPointer<ObjectID?>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
         let name = entity.name
         let coder = try view.snapshot.store.coder(for: name)
@@ -74,9 +84,13 @@ extension FetchExecutor {
         // handed on, and checked for uniqueness at each write.
         let attributes = UnsafeMutableBufferPointer<AttributeValue>.allocate(capacity: coder.defaultAttributes.count)
         _ = attributes.initialize(from: coder.defaultAttributes)
+        let targets = UnsafeMutableBufferPointer<ObjectID?>.allocate(capacity: entity.relationships.count)
+        targets.initialize(repeating: nil)
         defer {
             attributes.deinitialize()
             attributes.deallocate()
+            targets.deinitialize()
+            targets.deallocate()
         }
         let shape = coder.makeShape()
         var failure: MagicalRecordError?
@@ -86,8 +100,12 @@ extension FetchExecutor {
         try view.snapshot.scanRecords(name, in: part ?? .all) { number, record in
             do throws(MagicalRecordError) {
                 guard try isMatch(number, record, interned, filter, hasOverlays: hasOverlays), try !skipping(number, record) else { return true }
-                try coder.decodeAttributes(record, number: number, mask: mask, into: attributes, shape: shape)
-                try body(number, UnsafeBufferPointer(attributes))
+                if relationships.isEmpty {
+                    try coder.decodeAttributes(record, number: number, mask: mask, into: attributes, shape: shape)
+                } else {
+                    try coder.decodeAttributes(record, number: number, mask: mask, into: attributes, targetsOf: relationships, into: targets, shape: shape)
+                }
+                try body(number, UnsafeBufferPointer(attributes), UnsafeBufferPointer(targets))
                 return true
             } catch {
                 failure = error

@@ -74,7 +74,7 @@ extension FetchExecutor {
                 probedVersion = top.version
             }
             return try probe.keyOrder(of: record, number: number) == rejected
-        }) { number, attributes in
+        }) { number, attributes, _ in
             guard !top.rejects(attributes[positions[0]]) else { return }
             top.offer(SortedMatch(values: positions.map { attributes[$0] }, id: ObjectID(entityName: entity.internedName, number: number)))
         }

@@ -269,6 +269,17 @@ final class FetchExecutor {
         }
     }
 
+    /// Attribute `name` of `target` (a to-one's target) as the view has it, as a key path
+    /// through the relationship reads it: null for a target that does not exist.
+    func attributeValue(_ name: String, ofTarget target: ObjectID) throws(MagicalRecordError) -> AttributeValue {
+        guard let state = try view.state(of: target) else { return .null }
+        let entity = try view.entity(of: target)
+        guard let position = entity.slot(ofAttribute: name) else {
+            throw .invalidFetch("\(name) is not an attribute of entity \(entity.name)")
+        }
+        return state.attributes[position]
+    }
+
     /// Reads the first sort key's index in order and stops once `offset + limit` objects
     /// match and the key's value moves on (so ties at the edge are all seen). Only
     /// planned with no unsaved changes and one concrete entity.

@@ -10,7 +10,15 @@ struct MatchingValue: Hashable {
 
     static func == (left: MatchingValue, right: MatchingValue) -> Bool {
         switch (left.value, right.value) {
-        case let (.string(a), .string(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.string(a), .string(b)):
+            // Both as contiguous bytes: stepping two UTF-8 views was most of a grouping by
+            // name. A group's value read from one target is the same string each time.
+            var a = a, b = b
+            return a.withUTF8 { left in
+                b.withUTF8 { right in
+                    left.count == right.count && (left.baseAddress == right.baseAddress || left.elementsEqual(right))
+                }
+            }
         case let (.double(a), .double(b)) where a.isNaN || b.isNaN: return a.isNaN && b.isNaN
         case let (.float(a), .float(b)) where a.isNaN || b.isNaN: return a.isNaN && b.isNaN
         default: return AttributeValue.compare(left.value, right.value) == .orderedSame && left.kind == right.kind
@@ -20,7 +28,9 @@ struct MatchingValue: Hashable {
     func hash(into hasher: inout Hasher) {
         hasher.combine(kind)
         switch value {
-        case .string(let text): for byte in text.utf8 { hasher.combine(byte) }
+        case .string(let text):
+            var text = text
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .double(let number): hasher.combine(number.isNaN ? .nan : number + 0)
         case .float(let number): hasher.combine(number.isNaN ? .nan : number + 0)
         case .decimal(let number): hasher.combine(number)

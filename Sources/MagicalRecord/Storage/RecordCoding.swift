@@ -352,8 +352,7 @@ final class RecordCoder: Sendable {
         }
         if header.hasPresence {
             try stepValues(raw, header, number: number, wantedSlots: wantedSlots) { position, value in
-                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<value.upperBound]), at: value.lowerBound)
-                guard let tag = reader.read(UInt8.self), let read = Self.readValue(tag, &reader), reader.position == value.upperBound else { return false }
+                guard let read = Self.value(in: raw, at: value) else { return false }
                 attributes[position] = read
                 return true
             }
@@ -376,6 +375,44 @@ final class RecordCoder: Sendable {
             }
         }
         guard reader.position == raw.count else { throw damaged(number) }
+    }
+
+    /// The same, and the targets of the to-one relationships at `relationships` into
+    /// `targets` (by relationship position; nil for none, or for a target of an entity the
+    /// store does not know, as a decode reads it): an aggregate grouped by a department's
+    /// name reads each person's reference in place instead of decoding a state for it.
+    func decodeAttributes(
+        _ raw: UnsafeRawBufferPointer, number: Int64, mask: [Bool], into attributes: UnsafeMutableBufferPointer<AttributeValue>,
+        targetsOf relationships: [Int], into targets: UnsafeMutableBufferPointer<ObjectID?>, shape: RecordShape
+    ) throws(MagicalRecordError) {
+        let header = try header(raw, number: number, shape: shape)
+        let inMask = relationships.allSatisfy { toOneSlots[$0].map { $0 < RecordLayout.maskedSlots } ?? false }
+        guard header.hasPresence, !header.hasOffsetTable, inMask else {
+            // Layouts a step cannot read references from: decoded the long way.
+            let state = try decode(raw, number: number, attributes: DecodeMask(attributes: mask, relationships: true))
+            for position in mask.indices where mask[position] { attributes[position] = state.attributes[position] }
+            for position in relationships {
+                targets[position] = if case .toOne(let target) = state.relationships[position] { target } else { nil }
+            }
+            return
+        }
+        var wantedSlots: UInt64 = 0
+        for position in mask.indices where mask[position] {
+            attributes[position] = defaults[position]
+            wantedSlots |= Self.maskBit(attributeSlots[position])
+        }
+        for position in relationships {
+            targets[position] = nil
+            wantedSlots |= toOneSlots[position].map(Self.maskBit) ?? 0
+        }
+        try stepValues(raw, header, number: number, wantedSlots: wantedSlots) { position, value in
+            guard let read = Self.value(in: raw, at: value) else { return false }
+            attributes[position] = read
+            return true
+        } reference: { position, code, target in
+            guard code < entityNames.count, let name = entityNames[code] else { return }
+            targets[position] = ObjectID(entityName: name, number: Int64(target))
+        }
     }
 
     /// Where each attribute `wanted` flags lies in `raw`: `offsets` gets the offset of its
@@ -467,13 +504,15 @@ final class RecordCoder: Sendable {
     /// Steps over a value list's values in order, checking each (its tag known, its payload
     /// within the record), up to the last whose slot is in `wantedSlots`, and hands `take`
     /// each of those (the attribute's position, and its bytes from the tag on) unless it
-    /// holds a reference; `take` answers false when the value does not read. What follows
-    /// the last wanted value cannot change it: a full decode checks it. One loop with every
-    /// step inlined: a scan, count or sort steps over every value before the ones it reads.
+    /// holds a reference; `take` answers false when the value does not read. `reference`
+    /// gets each reference under a wanted to-one's slot (relationship position, entity
+    /// code, object number). What follows the last wanted value cannot change them: a full
+    /// decode checks it. One loop with every step inlined: a scan, count or sort steps over
+    /// every value before the ones it reads.
     @inline(__always)
     private func stepValues(
         _ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64, wantedSlots: UInt64,
-        _ take: (_ position: Int, _ value: Range<Int>) -> Bool
+        _ take: (_ position: Int, _ value: Range<Int>) -> Bool, reference: (_ position: Int, _ code: Int, _ number: Int) -> Void = { _, _, _ in }
     ) throws(MagicalRecordError) {
         var start = header.fieldsStart
         var unvisited = header.presence
@@ -481,11 +520,28 @@ final class RecordCoder: Sendable {
             let slot = unvisited.trailingZeroBitCount
             unvisited &= unvisited - 1
             guard let end = Self.valueEnd(raw, from: start) else { throw damaged(number) }
-            if wantedSlots & (1 << UInt64(slot)) != 0, raw[start] != Tag.object {
-                guard take(positions[slot], start..<end) else { throw damaged(number) }
+            if wantedSlots & (1 << UInt64(slot)) != 0 {
+                let position = positions[slot]
+                if raw[start] != Tag.object {
+                    // A value under a to-one's slot is not its reference (as in a walk).
+                    if position >= 0 { guard take(position, start..<end) else { throw damaged(number) } }
+                } else if position < 0, position != Self.unknownSlot {
+                    // The value's end was found by reading both varints: they read.
+                    var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<end]), at: start + 1)
+                    guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
+                    reference(-1 - position, code, target)
+                }
             }
             start = end
         }
+    }
+
+    /// The value whose bytes (tag on) are `range` of `raw`; nil when they do not read as one.
+    @inline(__always)
+    private static func value(in raw: UnsafeRawBufferPointer, at range: Range<Int>) -> AttributeValue? {
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<range.upperBound]), at: range.lowerBound)
+        guard let tag = reader.read(UInt8.self), let value = readValue(tag, &reader), reader.position == range.upperBound else { return nil }
+        return value
     }
 
     /// The bit of `slot` in a presence mask; 0 for a slot the mask cannot hold (a record

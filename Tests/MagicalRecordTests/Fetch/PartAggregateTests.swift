@@ -66,6 +66,56 @@ import Testing
         #expect(results[1] == results[0])
     }
 
+    /// A group or sum through a to-one reads each match's reference in place: the same as
+    /// reading each object's department, with departments sharing a name, employees without
+    /// one, and unsaved changes at both ends (a department renamed, one deleted, employees
+    /// moved, one added), on one thread and in parts.
+    @Test func throughAToOneReadsAsTheObjectsDo() throws {
+        for stack in [try FetchStack().savingEmployees(seed: 35), try FetchStack.inParts().savingEmployees(seed: 35)] {
+            let departments = try (0..<5).map { number in
+                try stack.main.insert("Department", [
+                    "departmentID": .integer(Int64(number)), "name": .string("D\(number % 3)"), "budget": .decimal(Decimal(number * 1_000 + 1)),
+                ])
+            }
+            let everyone = try stack.main.fetch(fetchRequest("Employee"))
+            for (index, employee) in everyone.enumerated() where index % 9 != 0 {
+                try employee.setRelatedObject(departments[index % departments.count], forKey: "department")
+            }
+            try stack.main.saveToPersistentStore()
+            try departments[1].setValue(.string("Renamed"), forKey: "name")
+            try stack.main.delete(departments[4])
+            // Until a save propagates the delete, its employees still name it: it reads as none.
+            var ofTheDeleted = Set(everyone.enumerated().filter { $0.offset % 9 != 0 && $0.offset % 5 == 4 }.map(\.element.objectID))
+            for employee in everyone.enumerated().filter({ $0.offset % 50 == 1 }).map(\.element) {
+                try employee.setRelatedObject(departments[2], forKey: "department")
+                ofTheDeleted.remove(employee.objectID)
+            }
+            let added = try stack.main.insert("Employee", ["employeeID": .integer(99_999), "age": .integer(50), "salary": .integer(7)])
+            try added.setRelatedObject(departments[0], forKey: "department")
+
+            for format in [nil, "age > 40"] as [String?] {
+                let predicate = try format.map { try ObjectPredicate(format: $0) }
+                var sums: [AttributeValue: Int64] = [:]
+                var counts: [AttributeValue: Int64] = [:]
+                var budget: Decimal = 0
+                for employee in try stack.main.fetch(FetchRequest(entityName: "Employee", predicate: predicate)) {
+                    let department = ofTheDeleted.contains(employee.objectID) ? nil : try employee.relatedObject(forKey: "department")
+                    let name = try department?.attributeValue(forKey: "name") ?? .null
+                    counts[name, default: 0] += 1
+                    if case .integer(let salary) = employee["salary"] { sums[name, default: 0] += salary }
+                    if case .decimal(let amount)? = try department?.attributeValue(forKey: "budget") { budget += amount }
+                }
+                let bySum = try stack.main.aggregate(.sum, onAttribute: "salary", entityName: "Employee", with: predicate, groupBy: "department.name")
+                #expect(Dictionary(uniqueKeysWithValues: bySum.map { ($0["department.name"]!, $0["result"]!) })
+                    == counts.mapValues { _ in .null }.merging(sums.mapValues { .integer($0) }) { $1 })
+                let byCount = try stack.main.aggregate(.count, onAttribute: "employeeID", entityName: "Employee", with: predicate, groupBy: "department.name")
+                #expect(Dictionary(uniqueKeysWithValues: byCount.map { ($0["department.name"]!, $0["result"]!) }) == counts.mapValues { .integer($0) })
+                #expect(counts.keys.contains(.string("Renamed")) && counts.keys.contains(.null) && !counts.keys.contains(.string("D1")))
+                #expect(try stack.main.aggregate(.sum, onAttribute: "department.budget", entityName: "Employee", with: predicate) == .decimal(budget))
+            }
+        }
+    }
+
     @Test func unsavedChangesCountInEveryPart() throws {
         let stack = try FetchStack.inParts().savingEmployees(seed: 34)
         let everyone = try stack.main.fetch(fetchRequest("Employee"))

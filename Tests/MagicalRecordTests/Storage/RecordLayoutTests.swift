@@ -66,13 +66,27 @@ import Testing
             ends.deallocate()
             wanted.deallocate()
         }
+        // The same attributes read with the author's reference in place, into buffers that
+        // hold another record's values.
+        let withTargets = UnsafeMutableBufferPointer<AttributeValue>.allocate(capacity: 6)
+        _ = withTargets.initialize(from: [AttributeValue](repeating: .string("stale"), count: 6))
+        let targets = UnsafeMutableBufferPointer<ObjectID?>.allocate(capacity: 1)
+        targets.initialize(repeating: ObjectID(entityName: "Author", number: 123_456_789))
+        defer {
+            withTargets.deinitialize()
+            withTargets.deallocate()
+            targets.deallocate()
+        }
         let read = bytes.withUnsafeBytes { raw in
             Result { () throws(MagicalRecordError) in
                 try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes, shape: shape)
                 try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
+                try coder.decodeAttributes(raw, number: 9, mask: mask, into: withTargets, targetsOf: [0], into: targets, shape: shape)
             }
         }
         try read.get()
+        #expect(.toOne(targets[0]) == state.relationships[0])
+        for position in 0..<6 where mask[position] { #expect(withTargets[position] == state.attributes[position]) }
         // One attribute found alone (a sort key's probe) lies where the located one does.
         let fields = bytes.withUnsafeBytes { raw in
             Result { () throws(MagicalRecordError) -> [Range<Int>?]? in
@@ -342,10 +356,17 @@ import Testing
         let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: 6)
         let wanted = UnsafeMutableBufferPointer<Bool>.allocate(capacity: 6)
         _ = wanted.initialize(from: mask)
+        let withTargets = UnsafeMutableBufferPointer<AttributeValue>.allocate(capacity: 6)
+        _ = withTargets.initialize(from: coder.defaultAttributes)
+        let targets = UnsafeMutableBufferPointer<ObjectID?>.allocate(capacity: 1)
+        targets.initialize(repeating: nil)
         defer {
             offsets.deallocate()
             ends.deallocate()
             wanted.deallocate()
+            withTargets.deinitialize()
+            withTargets.deallocate()
+            targets.deallocate()
         }
         func readAll(_ damaged: [UInt8]) -> [Bool] {
             var attributes = coder.defaultAttributes
@@ -355,6 +376,9 @@ import Testing
                     Result { () throws(MagicalRecordError) in try coder.decodeAttributes(raw, number: 9, mask: mask, into: &attributes, shape: shape) },
                     Result { () throws(MagicalRecordError) in
                         try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
+                    },
+                    Result { () throws(MagicalRecordError) in
+                        try coder.decodeAttributes(raw, number: 9, mask: mask, into: withTargets, targetsOf: [0], into: targets, shape: shape)
                     },
                 ].map { result in
                     if case .failure(let error) = result, case .damagedRecord(let id) = error { #expect(id.number == 9) }
@@ -376,18 +400,18 @@ import Testing
         guard withOffsetTable else {
             // A byte after the last value: the full decode sees it; partial reads stop after
             // the last value they want (O10).
-            #expect(readAll(bytes + [RecordCoder.Tag.null]) == [false, true, true])
+            #expect(readAll(bytes + [RecordCoder.Tag.null]) == [false, true, true, true])
             // A string's length past the record's end.
             var beyond = bytes
             beyond[bytes.firstIndex(of: RecordCoder.Tag.string)! + 1] = 120
-            #expect(readAll(beyond) == [false, false, false])
+            #expect(readAll(beyond) == [false, false, false, false])
             return
         }
         // The table out of order, and past the end.
         let tableStart = 3
         var swapped = bytes
         swapped.swapAt(tableStart, tableStart + 1)
-        #expect(readAll(swapped) == [false, false, false])
+        #expect(readAll(swapped) == [false, false, false, false])
         var beyond = bytes
         beyond[tableStart + 4] = 250
         #expect(readAll(beyond)[0] == false)
