@@ -27,6 +27,7 @@ struct KeyPathReader {
 
     /// The value for a match whose own attributes and to-one targets a scan read in place
     /// (by position; see ``FetchExecutor/foldMatchingFields(_:targetsOf:start:_:)``).
+    @inline(__always)
     mutating func value(
         _ attributes: UnsafeBufferPointer<AttributeValue>, _ targets: UnsafeBufferPointer<ObjectID?>
     ) throws(MagicalRecordError) -> AttributeValue {

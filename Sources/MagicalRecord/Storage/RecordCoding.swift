@@ -352,7 +352,8 @@ final class RecordCoder: Sendable {
         }
         if header.hasPresence {
             try stepValues(raw, header, number: number, wantedSlots: wantedSlots) { position, value in
-                guard let read = Self.value(in: raw, at: value) else { return false }
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<value.upperBound]), at: value.lowerBound)
+                guard let tag = reader.read(UInt8.self), let read = Self.readValue(tag, &reader), reader.position == value.upperBound else { return false }
                 attributes[position] = read
                 return true
             }
@@ -406,12 +407,17 @@ final class RecordCoder: Sendable {
             wantedSlots |= toOneSlots[position].map(Self.maskBit) ?? 0
         }
         try stepValues(raw, header, number: number, wantedSlots: wantedSlots) { position, value in
-            guard let read = Self.value(in: raw, at: value) else { return false }
-            attributes[position] = read
+            var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<value.upperBound]), at: value.lowerBound + 1)
+            guard position < 0 else {
+                guard let read = Self.readValue(raw[value.lowerBound], &reader), reader.position == value.upperBound else { return false }
+                attributes[position] = read
+                return true
+            }
+            guard let code = reader.readVarint(), let target = reader.readVarint() else { return false }
+            if code < entityNames.count, let name = entityNames[code] {
+                targets[-1 - position] = ObjectID(entityName: name, number: Int64(target))
+            }
             return true
-        } reference: { position, code, target in
-            guard code < entityNames.count, let name = entityNames[code] else { return }
-            targets[position] = ObjectID(entityName: name, number: Int64(target))
         }
     }
 
@@ -504,15 +510,14 @@ final class RecordCoder: Sendable {
     /// Steps over a value list's values in order, checking each (its tag known, its payload
     /// within the record), up to the last whose slot is in `wantedSlots`, and hands `take`
     /// each of those (the attribute's position, and its bytes from the tag on) unless it
-    /// holds a reference; `take` answers false when the value does not read. `reference`
-    /// gets each reference under a wanted to-one's slot (relationship position, entity
-    /// code, object number). What follows the last wanted value cannot change them: a full
-    /// decode checks it. One loop with every step inlined: a scan, count or sort steps over
-    /// every value before the ones it reads.
+    /// holds a reference, or (position `-1 - r`) the reference of a wanted to-one `r`;
+    /// `take` answers false when the value does not read. What follows the last wanted
+    /// value cannot change it: a full decode checks it. One loop with every step inlined:
+    /// a scan, count or sort steps over every value before the ones it reads.
     @inline(__always)
     private func stepValues(
         _ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64, wantedSlots: UInt64,
-        _ take: (_ position: Int, _ value: Range<Int>) -> Bool, reference: (_ position: Int, _ code: Int, _ number: Int) -> Void = { _, _, _ in }
+        _ take: (_ position: Int, _ value: Range<Int>) -> Bool
     ) throws(MagicalRecordError) {
         var start = header.fieldsStart
         var unvisited = header.presence
@@ -521,27 +526,15 @@ final class RecordCoder: Sendable {
             unvisited &= unvisited - 1
             guard let end = Self.valueEnd(raw, from: start) else { throw damaged(number) }
             if wantedSlots & (1 << UInt64(slot)) != 0 {
+                // An attribute's value or a to-one's reference; anything else under a slot
+                // is not its value (as in a walk).
                 let position = positions[slot]
-                if raw[start] != Tag.object {
-                    // A value under a to-one's slot is not its reference (as in a walk).
-                    if position >= 0 { guard take(position, start..<end) else { throw damaged(number) } }
-                } else if position < 0, position != Self.unknownSlot {
-                    // The value's end was found by reading both varints: they read.
-                    var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<end]), at: start + 1)
-                    guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
-                    reference(-1 - position, code, target)
+                if (raw[start] != Tag.object) == (position >= 0), position != Self.unknownSlot {
+                    guard take(position, start..<end) else { throw damaged(number) }
                 }
             }
             start = end
         }
-    }
-
-    /// The value whose bytes (tag on) are `range` of `raw`; nil when they do not read as one.
-    @inline(__always)
-    private static func value(in raw: UnsafeRawBufferPointer, at range: Range<Int>) -> AttributeValue? {
-        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[..<range.upperBound]), at: range.lowerBound)
-        guard let tag = reader.read(UInt8.self), let value = readValue(tag, &reader), reader.position == range.upperBound else { return nil }
-        return value
     }
 
     /// The bit of `slot` in a presence mask; 0 for a slot the mask cannot hold (a record
