@@ -6,9 +6,10 @@ import MagicalStore
 ///
 /// The first byte picks a slot assignment (small slots in order, out of order, or some from
 /// 64 on) and which attributes a partial read wants; the rest is taken as a record of a
-/// Note. Every read (full, partial, in place) gives data or a `damagedRecord` error, never
-/// a trap (Spec/OBJECT-STORE.md O10). When the full decode succeeds, the partial and
-/// in-place reads agree with it, and the state encodes to a record that decodes the same.
+/// Note. Every read (full, partial, in place, with the to-one's reference) gives data or a
+/// `damagedRecord` error, never a trap (Spec/OBJECT-STORE.md O10). When the full decode
+/// succeeds, the partial and in-place reads agree with it, and the state encodes to a
+/// record that decodes the same.
 func fuzzRecordDecoding(_ input: UnsafeRawBufferPointer) {
     guard let selector = input.first else { return }
     let coder = RecordDecodingFuzz.coders[Int(selector) % RecordDecodingFuzz.coders.count]
@@ -45,8 +46,26 @@ func fuzzRecordDecoding(_ input: UnsafeRawBufferPointer) {
     let located = damagedOrNil { () throws(MagicalRecordError) in
         try coder.locateAttributes(raw, number: 9, wanted: UnsafeBufferPointer(wanted), offsets: offsets, ends: ends, shape: shape)
     }
+    // The same attributes with the author's reference read in place, as a grouped
+    // aggregate reads them.
+    let withTarget = UnsafeMutableBufferPointer<AttributeValue>.allocate(capacity: coder.defaultAttributes.count)
+    _ = withTarget.initialize(from: coder.defaultAttributes)
+    let target = UnsafeMutableBufferPointer<ObjectID?>.allocate(capacity: 1)
+    target.initialize(repeating: nil)
+    defer {
+        withTarget.deinitialize()
+        withTarget.deallocate()
+        target.deallocate()
+    }
+    let readWithTarget = damagedOrNil { () throws(MagicalRecordError) in
+        try coder.decodeAttributes(raw, number: 9, mask: mask, into: withTarget, targetsOf: [0], into: target, shape: shape)
+    }
     guard let full else { return }
-    precondition(partialRead && located, "a record that decodes failed a partial read")
+    precondition(partialRead && located && readWithTarget, "a record that decodes failed a partial read")
+    precondition(.toOne(target[0]) == full.relationships[0], "a reference read in place disagrees with the full decode")
+    for position in mask.indices where mask[position] {
+        precondition(RecordDecodingFuzz.same(withTarget[position], full.attributes[position]), "a read with references disagrees with the full decode")
+    }
     for position in mask.indices where mask[position] {
         precondition(RecordDecodingFuzz.same(partial[position], full.attributes[position]), "a partial read disagrees with the full decode")
         if offsets[position] < 0 { continue }
