@@ -39,7 +39,7 @@ extension ManagedObjectContext {
             partial.0.add(try partial.1.value(of: state))
         }
         if values.readsInPlace, let partials = try executor.foldMatchingFields(
-            values.ownPosition.map { [$0] } ?? [], targetsOf: values.relationship.map { [$0] } ?? [], start: start,
+            [values].compactMap(\.ownPosition), targetsOf: [values].compactMap(\.relationship), start: start,
             { (partial, attributes, targets) throws(MagicalRecordError) in partial.0.add(try partial.1.value(attributes, targets)) }
         ) {
             return Self.merged(partials.map(\.0)).result

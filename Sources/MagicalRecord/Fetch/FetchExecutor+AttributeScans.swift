@@ -1,5 +1,6 @@
-/// Scans that read attribute values into one reused array instead of building a state
-/// per object: for aggregates and sorted pages over the fetched entity's own attributes.
+/// Scans that read attribute values (and to-one references) into reused buffers instead of
+/// building a state per object: for aggregates and sorted pages over the fetched entity's
+/// own attributes and its to-ones' targets.
 extension FetchExecutor {
     /// The position of `path` when it is one attribute of the fetched entity.
     func ownPosition(of path: PredicateKeyPath) -> Int? {
@@ -23,7 +24,7 @@ extension FetchExecutor {
                 try add(&partial, attributes, targets)
             }
         }, pending: { [self] (partial, state) throws(MagicalRecordError) in
-            var targets = [ObjectID?](repeating: nil, count: entity.relationships.count)
+            var targets = [ObjectID?](repeating: nil, count: relationships.isEmpty ? 0 : entity.relationships.count)
             for position in relationships {
                 targets[position] = try view.targets(of: state, position: position, entity: entity).first
             }
@@ -117,10 +118,10 @@ extension FetchExecutor {
 }
 
 extension FetchExecutor {
-    /// For aggregates that read through relationships: folds the state of each match,
-    /// decoded with `reading` and what the predicate reads, into partial results, as
-    /// ``foldMatchingAttributes(_:start:_:)`` folds attribute values: a large entity's parts
-    /// on the scan threads (`add` runs on several at once, on partials of its own), in id
+    /// For aggregates over longer key paths: folds the state of each match, decoded with
+    /// `reading` and what the predicate reads, into partial results, as
+    /// ``foldMatchingFields(_:targetsOf:start:_:)`` folds fields: a large entity's parts on
+    /// the scan threads (`add` runs on several at once, on partials of its own), in id
     /// order, the unsaved matches in a last partial. Nil when the fetch does not qualify.
     func foldMatchingStates<Partial>(
         reading: Set<String>, start: @escaping () -> Partial,

@@ -86,7 +86,7 @@ import Testing
             try stack.main.delete(departments[4])
             // Until a save propagates the delete, its employees still name it: it reads as none.
             var ofTheDeleted = Set(everyone.enumerated().filter { $0.offset % 9 != 0 && $0.offset % 5 == 4 }.map(\.element.objectID))
-            for employee in everyone.enumerated().filter({ $0.offset % 50 == 1 }).map(\.element) {
+            for employee in everyone.enumerated().filter({ $0.offset % 50 == 4 || $0.offset % 50 == 1 }).map(\.element) {
                 try employee.setRelatedObject(departments[2], forKey: "department")
                 ofTheDeleted.remove(employee.objectID)
             }
@@ -98,12 +98,16 @@ import Testing
                 var sums: [AttributeValue: Int64] = [:]
                 var counts: [AttributeValue: Int64] = [:]
                 var budget: Decimal = 0
+                var budgets: [AttributeValue: Decimal] = [:]
                 for employee in try stack.main.fetch(FetchRequest(entityName: "Employee", predicate: predicate)) {
                     let department = ofTheDeleted.contains(employee.objectID) ? nil : try employee.relatedObject(forKey: "department")
                     let name = try department?.attributeValue(forKey: "name") ?? .null
                     counts[name, default: 0] += 1
                     if case .integer(let salary) = employee["salary"] { sums[name, default: 0] += salary }
-                    if case .decimal(let amount)? = try department?.attributeValue(forKey: "budget") { budget += amount }
+                    if case .decimal(let amount)? = try department?.attributeValue(forKey: "budget") {
+                        budget += amount
+                        budgets[name, default: 0] += amount
+                    }
                 }
                 let bySum = try stack.main.aggregate(.sum, onAttribute: "salary", entityName: "Employee", with: predicate, groupBy: "department.name")
                 #expect(Dictionary(uniqueKeysWithValues: bySum.map { ($0["department.name"]!, $0["result"]!) })
@@ -112,8 +116,45 @@ import Testing
                 #expect(Dictionary(uniqueKeysWithValues: byCount.map { ($0["department.name"]!, $0["result"]!) }) == counts.mapValues { .integer($0) })
                 #expect(counts.keys.contains(.string("Renamed")) && counts.keys.contains(.null) && !counts.keys.contains(.string("D1")))
                 #expect(try stack.main.aggregate(.sum, onAttribute: "department.budget", entityName: "Employee", with: predicate) == .decimal(budget))
+                // Both key paths through the one to-one.
+                let byBudget = try stack.main.aggregate(.sum, onAttribute: "department.budget", entityName: "Employee", with: predicate, groupBy: "department.name")
+                #expect(Dictionary(uniqueKeysWithValues: byBudget.map { ($0["department.name"]!, $0["result"]!) })
+                    == counts.mapValues { _ in .null }.merging(budgets.mapValues { .decimal($0) }) { $1 })
             }
         }
+    }
+
+    /// The fold hands each match the target its to-one names, read in place from its
+    /// record (or from its unsaved state), in every part.
+    @Test func aFoldHandsEachMatchItsTargetInPlace() throws {
+        let stack = try FetchStack.inParts().savingEmployees(seed: 36)
+        let departments = try (0..<3).map { try stack.main.insert("Department", ["departmentID": .integer(Int64($0))]) }
+        let everyone = try stack.main.fetch(fetchRequest("Employee"))
+        for (index, employee) in everyone.enumerated() where index % 4 != 0 {
+            try employee.setRelatedObject(departments[index % 3], forKey: "department")
+        }
+        try stack.main.saveToPersistentStore()
+        try everyone[5].setRelatedObject(nil, forKey: "department")
+        try everyone[8].setRelatedObject(departments[0], forKey: "department")
+
+        let executor = try FetchExecutor(FetchRequest(entityName: "Employee"), in: stack.main)
+        let position = try #require(executor.entity.slot(ofRelationship: "department"))
+        let idPosition = try #require(executor.entity.slot(ofAttribute: "employeeID"))
+        let partials = try #require(try executor.foldMatchingFields([idPosition], targetsOf: [position], start: { [(Int64, ObjectID?)]() }) { seen, attributes, targets in
+            guard case .integer(let id) = attributes[idPosition] else { return }
+            seen.append((id, targets[position]))
+        })
+        #expect(partials.count > 2)
+        var found: [Int64: ObjectID?] = [:]
+        for (id, target) in partials.joined() { found.updateValue(target, forKey: id) }
+        var expected: [Int64: ObjectID?] = [:]
+        for employee in everyone {
+            guard case .integer(let id) = employee["employeeID"] else { continue }
+            expected.updateValue(try employee.relatedObject(forKey: "department")?.objectID, forKey: id)
+        }
+        #expect(found.count == everyone.count)
+        #expect(found.filter { expected[$0.key] != $0.value }.isEmpty)
+        #expect(found.values.contains(nil) && found.values.contains(departments[0].objectID))
     }
 
     @Test func unsavedChangesCountInEveryPart() throws {

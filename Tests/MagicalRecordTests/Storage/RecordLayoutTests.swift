@@ -201,13 +201,16 @@ import Testing
         #expect(otherBatch == otherExpected)
     }
 
-    @Test func aSlotFromSixtyFourOnWritesASlotList() throws {
-        let coder = try coder(slots: [0, 1, 2, 64, 3, 200, 4])
+    /// An attribute's slot, or the to-one's, from 64 on.
+    @Test(arguments: [[0, 1, 2, 64, 3, 200, 4], [0, 1, 2, 3, 4, 5, 64]])
+    func aSlotFromSixtyFourOnWritesASlotList(slots: [Int]) throws {
+        let coder = try coder(slots: slots)
         let shape = coder.makeShape()
         var random = SplitMix64(seed: 14)
         for _ in 0..<(100 * testScale) {
             var state = try randomState(&random)
             state.attributes[3] = .double(1.5)
+            state.relationships[0] = .toOne(ObjectID(entityName: "Author", number: Int64.random(in: 1...1_000, using: &random)))
             let bytes = coder.encode(state)
             #expect(bytes[0] == RecordLayout.slotList)
             try expectReads(bytes, of: state, coder: coder, shape: shape, random: &random)
