@@ -65,10 +65,27 @@ public struct JSONModelDescription: Sendable, Equatable {
             if let slot = version.slots?.first(where: { $0.value < 0 }) {
                 throw .unreadable(source: source, reason: "versions[\(index)].slots: \(slot.key) has a negative number, \(slot.value)")
             }
+            if let (first, second, number) = Self.sharedNumber(in: version.slots ?? [:]) {
+                throw .unreadable(source: source, reason: "versions[\(index)].slots: \(first) and \(second) have the same number, \(number)")
+            }
             models.append(try ObjectModel(entities: version.entities.map(\.declaration), versionName: version.name))
         }
         let current = document.current ?? (document.versions.count == 1 ? document.versions[0].name : nil)
         self.init(try ModelVersions(models, current: current, source: source), slots: document.versions.map { $0.slots ?? [:] })
+    }
+
+    /// Two keys of `slots` that one owner (the store, for entity codes; an entity, for its
+    /// slots) numbers alike, in key order, with their number: a record could not tell their
+    /// values apart, nor a reference its entity. Nil when every number is its owner's once.
+    private static func sharedNumber(in slots: [String: Int]) -> (String, String, Int)? {
+        var keyByNumber: [String: [Int: String]] = [:]
+        for key in slots.keys.sorted() {
+            let owner = key.firstIndex(of: ".").map { String(key[..<$0]) } ?? ""
+            if let earlier = keyByNumber[owner, default: [:]].updateValue(key, forKey: slots[key]!) {
+                return (earlier, key, slots[key]!)
+            }
+        }
+        return nil
     }
 
     /// The description as JSON: UTF-8, keys sorted, entities and properties in model order.

@@ -252,6 +252,11 @@ import Testing
          "versions[0].entities[0].relationships[0].deleteRule: Cannot initialize DeleteRule from invalid String value Explode"),
         (document(#"{"name": "A"}"#, slots: #"{"A": -1}"#), "versions[0].slots: A has a negative number, -1"),
         (document(#"{"name": "A"}"#, slots: #"{"A": "one"}"#), "versions[0].slots.A: expected an integer"),
+        // Two entities or two properties of one entity under one number: a record could not
+        // say whose value it holds.
+        (document(#"{"name": "A"}, {"name": "B"}"#, slots: #"{"A": 1, "B": 1}"#), "versions[0].slots: A and B have the same number, 1"),
+        (document(#"{"name": "A"}"#, slots: #"{"A": 1, "A.x": 2, "A.r": 2}"#), "versions[0].slots: A.r and A.x have the same number, 2"),
+        (document(#"{"name": "A"}"#, slots: ##"{"A": 1, "#1": 1}"##), "versions[0].slots: #1 and A have the same number, 1"),
         (document(#"{"name": "A"}"#, current: "\"V9\""), "the current version, V9, is not one of the versions (V1)"),
         (#"{"format": "MagicalRecord model", "formatVersion": 1, "current": "V", "versions": [{"name": "V", "entities": []}, {"name": "V", "entities": []}]}"#,
          "two model versions are named V"),
