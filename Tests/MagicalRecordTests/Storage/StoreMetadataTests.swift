@@ -56,6 +56,29 @@ import Testing
         #expect(reason.contains("stored model"))
     }
 
+    /// Slots that number two properties of one entity alike: a record could not say whose
+    /// value it holds, and reading it might index outside its buffers.
+    @Test func storedSlotsThatShareANumberAreDamage() throws {
+        try makeStore()
+        let engine = try Store(path: "/m.store", options: options)
+        let stored = try #require(try engine.read().tree(StoreLayout.metadataTree).get(Array("model".utf8)))
+        try engine.close()
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(stored)) as? [String: Any])
+        var versions = try #require(document["versions"] as? [[String: Any]])
+        var slots = try #require(versions[0]["slots"] as? [String: Int])
+        let properties = slots.keys.filter { $0.hasPrefix("Person.") }.sorted()
+        try #require(properties.count >= 2)
+        slots[properties[1]] = slots[properties[0]]
+        versions[0]["slots"] = slots
+        document["versions"] = versions
+        try tamper("model", Array(try JSONSerialization.data(withJSONObject: document)))
+        guard case .failure(.damagedMetadata(let reason)) = open(model: nil) else {
+            Issue.record("expected damaged metadata")
+            return
+        }
+        #expect(reason.contains("\(properties[0]) and \(properties[1]) have the same number"))
+    }
+
     @Test func anEngineStoreWithoutAModelIsNotAnObjectStore() throws {
         let engine = try Store(path: "/m.store", options: options)
         try engine.write { try $0.createTree("other").put([1], [2]) }
