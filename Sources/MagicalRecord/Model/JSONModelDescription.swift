@@ -65,6 +65,10 @@ public struct JSONModelDescription: Sendable, Equatable {
             if let slot = version.slots?.first(where: { $0.value < 0 }) {
                 throw .unreadable(source: source, reason: "versions[\(index)].slots: \(slot.key) has a negative number, \(slot.value)")
             }
+            // Readers keep tables by number (a record coder's slots, a store's entity names).
+            if let slot = version.slots?.first(where: { $0.value > Self.largestNumber }) {
+                throw .unreadable(source: source, reason: "versions[\(index)].slots: \(slot.key) has a number past \(Self.largestNumber), \(slot.value)")
+            }
             if let (first, second, number) = Self.sharedNumber(in: version.slots ?? [:]) {
                 throw .unreadable(source: source, reason: "versions[\(index)].slots: \(first) and \(second) have the same number, \(number)")
             }
@@ -73,6 +77,10 @@ public struct JSONModelDescription: Sendable, Equatable {
         let current = document.current ?? (document.versions.count == 1 ? document.versions[0].name : nil)
         self.init(try ModelVersions(models, current: current, source: source), slots: document.versions.map { $0.slots ?? [:] })
     }
+
+    /// The largest entity code or slot a store may hold: numbers are handed out one by one
+    /// and never reused, so no store comes near it, and a reader's tables by number stay small.
+    static let largestNumber = (1 << 24) - 1
 
     /// Two keys of `slots` that one owner (the store, for entity codes; an entity, for its
     /// slots) numbers alike, in key order, with their number: a record could not tell their

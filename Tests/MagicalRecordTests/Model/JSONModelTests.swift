@@ -252,6 +252,8 @@ import Testing
          "versions[0].entities[0].relationships[0].deleteRule: Cannot initialize DeleteRule from invalid String value Explode"),
         (document(#"{"name": "A"}"#, slots: #"{"A": -1}"#), "versions[0].slots: A has a negative number, -1"),
         (document(#"{"name": "A"}"#, slots: #"{"A": "one"}"#), "versions[0].slots.A: expected an integer"),
+        // Readers keep a table as long as the largest number.
+        (document(#"{"name": "A"}"#, slots: #"{"A": 1, "A.x": 4294967296}"#), "versions[0].slots: A.x has a number past 16777215, 4294967296"),
         // Two entities or two properties of one entity under one number: a record could not
         // say whose value it holds.
         (document(#"{"name": "A"}, {"name": "B"}"#, slots: #"{"A": 1, "B": 1}"#), "versions[0].slots: A and B have the same number, 1"),
