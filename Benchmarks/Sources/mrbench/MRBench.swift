@@ -111,12 +111,7 @@ struct MRBench: ParsableCommand {
             var results = BenchResults(records: records, durability: durability, compression: compression.value, compactionCompression: compactionCompression.value, sqliteCacheMiB: sqliteCacheMiB, systems: systems.map { $0.name }, phases: selected)
             let runDirectory = runs == 1 ? workDirectory : workDirectory.appendingPathComponent("run-\(run)")
             let label = runs == 1 ? "" : "run \(run) of \(runs), "
-            for systemType in systems {
-                let folder = runDirectory.appendingPathComponent(systemType.name)
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                try runPhases(systemType, in: folder, data: data, selected: selected, into: &results, progress: progress, label: label)
-                if !keep { try? FileManager.default.removeItem(at: folder) }
-            }
+            try runPhases(systems, in: runDirectory, data: data, selected: selected, into: &results, progress: progress, label: label)
             measured.append(results)
         }
         var results = BenchResults.median(of: measured)
@@ -126,52 +121,73 @@ struct MRBench: ParsableCommand {
         print(json ? results.json() : markdown ? results.markdown() : results.table())
     }
 
+    /// A system under test with its store's folder.
+    private struct OpenSystem {
+        let type: any BenchSystem.Type
+        let system: any BenchSystem
+        let folder: URL
+    }
+
+    /// Every phase on each system in turn, and each round of a read phase likewise: this
+    /// machine's speed drifts from minute to minute, and a ratio compares figures taken
+    /// within the same minute, where one system's whole workload run after another's put
+    /// minutes between them.
     private func runPhases(
-        _ systemType: any BenchSystem.Type, in folder: URL, data: BenchData, selected: [Phase],
+        _ systemTypes: [any BenchSystem.Type], in runDirectory: URL, data: BenchData, selected: [Phase],
         into results: inout BenchResults, progress: Progress, label: String
     ) throws {
-        let system = try systemType.init(directory: folder, durability: durability, tuning: tuning)
+        var open: [OpenSystem] = []
+        for type in systemTypes {
+            let folder = runDirectory.appendingPathComponent(type.name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            open.append(OpenSystem(type: type, system: try type.init(directory: folder, durability: durability, tuning: tuning), folder: folder))
+        }
         let last = selected.filter { $0 != .recovery }.map(\.order).max() ?? Phase.importJSON.order
         var storedRows = 0
         for phase in Phase.allCases where phase != .recovery && (phase.order <= Phase.upsert.order ? phase.order <= last : selected.contains(phase)) {
-            progress.show("\(label)\(phase.rawValue): \(systemType.name)")
-            let clock = ContinuousClock()
-            var answer = PhaseAnswer(count: 0)
-            if phase == .importJSON { results.peakResidentBytes = max(results.peakResidentBytes, ResidentMemory.peak ?? 0) }
-            let before = phase == .importJSON && ResidentMemory.resetPeak() ? ResidentMemory.current : nil
-            var elapsed = try clock.measure { answer = try run(phase, on: system, data: data) }
-            try check(answer, of: phase, by: systemType.name, data: data)
-            if let before, let peak = ResidentMemory.peak, selected.contains(phase) {
-                results.importMemoryBytes[systemType.name] = peak > before ? peak - before : 0
-            }
-            if phase.order > Phase.upsert.order {
-                for _ in 1..<repetitions {
-                    elapsed = min(elapsed, try clock.measure { answer = try run(phase, on: system, data: data) })
-                    try check(answer, of: phase, by: systemType.name, data: data)
+            let rounds = phase.order > Phase.upsert.order ? repetitions : 1
+            var fastest = [Duration?](repeating: nil, count: open.count)
+            var answers = [PhaseAnswer](repeating: PhaseAnswer(count: 0), count: open.count)
+            for round in 1...rounds {
+                for (index, entry) in open.enumerated() {
+                    progress.show("\(label)\(phase.rawValue)\(rounds > 1 ? " \(round)/\(rounds)" : ""): \(entry.type.name)")
+                    if phase == .importJSON { results.peakResidentBytes = max(results.peakResidentBytes, ResidentMemory.peak ?? 0) }
+                    let before = phase == .importJSON && ResidentMemory.resetPeak() ? ResidentMemory.current : nil
+                    let elapsed = try ContinuousClock().measure { answers[index] = try run(phase, on: entry.system, data: data) }
+                    try check(answers[index], of: phase, by: entry.type.name, data: data)
+                    if let before, let peak = ResidentMemory.peak, selected.contains(phase) {
+                        results.importMemoryBytes[entry.type.name] = peak > before ? peak - before : 0
+                    }
+                    fastest[index] = min(fastest[index] ?? elapsed, elapsed)
                 }
             }
             switch phase {
-            case .importJSON: storedRows = answer.count
+            case .importJSON: storedRows = answers.first?.count ?? 0
             case .upsert: storedRows = data.rowsAfterUpsert
             default: break
             }
-            let rows = [.importJSON, .upsert, .get].contains(phase) ? answer.count : storedRows
-            if selected.contains(phase) {
-                results.record(phase, system: systemType.name, rows: rows, seconds: elapsed.seconds)
-                if phase.order <= Phase.upsert.order, let compaction = system.lastCompaction {
-                    results.recordCompaction(phase, system: systemType.name, seconds: compaction.seconds, of: elapsed.seconds)
+            guard selected.contains(phase) else { continue }
+            for (index, entry) in open.enumerated() {
+                guard let elapsed = fastest[index] else { continue }
+                let rows = [.importJSON, .upsert, .get].contains(phase) ? answers[index].count : storedRows
+                results.record(phase, system: entry.type.name, rows: rows, seconds: elapsed.seconds)
+                if phase.order <= Phase.upsert.order, let compaction = entry.system.lastCompaction {
+                    results.recordCompaction(phase, system: entry.type.name, seconds: compaction.seconds, of: elapsed.seconds)
                 }
             }
         }
-        try system.close()
-        results.fileBytes[systemType.name] = system.fileBytes
         results.storedRows = storedRows
-        if selected.contains(.recovery), systemType.name != GRDBRecordsSystem.name {
-            progress.show("\(label)recovery: \(systemType.name)")
-            results.recoverySeconds[systemType.name] = try RecoveryPhase.measure(
-                systemType, in: folder, durability: durability, tuning: tuning,
-                firstKey: Int64(data.rowsAfterUpsert) * 10, storedRows: storedRows
-            )
+        for entry in open {
+            try entry.system.close()
+            results.fileBytes[entry.type.name] = entry.system.fileBytes
+            if selected.contains(.recovery), entry.type.name != GRDBRecordsSystem.name {
+                progress.show("\(label)recovery: \(entry.type.name)")
+                results.recoverySeconds[entry.type.name] = try RecoveryPhase.measure(
+                    entry.type, in: entry.folder, durability: durability, tuning: tuning,
+                    firstKey: Int64(data.rowsAfterUpsert) * 10, storedRows: storedRows
+                )
+            }
+            if !keep { try? FileManager.default.removeItem(at: entry.folder) }
         }
     }
 
