@@ -151,19 +151,37 @@ struct MemberSetChanges {
 
     /// The changes in ascending number order, the last one made to each number only.
     private static func lastPerNumber(_ changes: [Change]) -> [Change] {
-        // Sorted as plain pairs: a sort of indices reading the changes through a closure
-        // was most of a commit's work on member sets.
-        var order = changes.indices.map { (number: changes[$0].member.number, index: $0) }
-        order.sort { $0 < $1 }
         var result: [Change] = []
-        result.reserveCapacity(order.count)
-        for (number, index) in order {
-            if let last = result.last, last.member.number == number {
+        result.reserveCapacity(changes.count)
+        for index in placesByNumber(changes) {
+            if let last = result.last, last.member.number == changes[index].member.number {
                 result[result.count - 1] = changes[index]
             } else {
                 result.append(changes[index])
             }
         }
         return result
+    }
+
+    /// Bits a change's place takes beside its number in ``placesByNumber(_:)``.
+    private static let placeBits = 24
+
+    /// The places of `changes` by ascending number, each number's in the order made.
+    /// Number and place are packed into one word where both fit (numbers below 2^40, fewer
+    /// than 2^24 changes: any store short of a trillion objects) and sorted as plain
+    /// integers, a third faster than pairs (which were most of a commit's work on member
+    /// sets when read through a closure).
+    private static func placesByNumber(_ changes: [Change]) -> [Int] {
+        let placeMask = UInt64(1) << placeBits - 1
+        let fits = changes.count <= placeMask
+            && changes.allSatisfy { $0.member.number >= 0 && $0.member.number >> (64 - placeBits) == 0 }
+        guard fits else {
+            var order = changes.indices.map { (number: changes[$0].member.number, index: $0) }
+            order.sort { $0 < $1 }
+            return order.map(\.index)
+        }
+        var keys = changes.indices.map { UInt64(changes[$0].member.number) << placeBits | UInt64($0) }
+        keys.sort()
+        return keys.map { Int(truncatingIfNeeded: $0 & placeMask) }
     }
 }

@@ -119,8 +119,13 @@ import Testing
             var expected = reference
             for _ in 0..<Int(random.next() % 400) {
                 let owner = Int64(random.next() % 5) + 1
-                // Dense numbers (shared by many changes) or spread ones.
-                let number = round % 2 == 0 ? Int64(random.next() % 3_000) + 1 : Int64(random.next() % 1_000_000_000) + 1
+                // Dense numbers (shared by many changes), spread ones, or dense ones past the
+                // 40 bits the changes' sort packs a number in.
+                let number = switch round % 3 {
+                case 0: Int64(random.next() % 3_000) + 1
+                case 1: Int64(random.next() % 1_000_000_000) + 1
+                default: Int64(1) << 41 + Int64(random.next() % 3_000)
+                }
                 switch random.next() % 20 {
                 case 0:
                     let members = (0..<Int(random.next() % 300)).map { _ in Member(number: Int64(random.next() % 5_000) + 1, code: Int(random.next() % 3)) }
