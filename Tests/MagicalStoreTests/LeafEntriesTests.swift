@@ -123,6 +123,26 @@ import Testing
         try expectSame(entries, pairs)
     }
 
+    /// A leaf's copy, and the right half of a leaf split in the middle, are read again
+    /// soon (their pages are worth caching as written); new entries, and the one entry a
+    /// split at the end moves (keys added in order), are not.
+    @Test func copiesAndMiddleSplitsAreReadAgainSoon() throws {
+        var made = LeafEntries()
+        for number in 0..<40 { made.append(numberKey(number), .inline([1])) }
+        #expect(!made.isReadAgainSoon)
+        var payload: [UInt8] = []
+        made.encode(into: &payload)
+        let copy = LeafEntries(page: try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: payload))
+        #expect(copy.isReadAgainSoon)
+
+        var splitting = made
+        let atTheEnd = splitting.split(at: 39)
+        #expect(atTheEnd.count == 1 && !atTheEnd.isReadAgainSoon)
+        let inTheMiddle = splitting.split(at: 20)
+        #expect(inTheMiddle.count == 19 && inTheMiddle.isReadAgainSoon)
+        #expect(!splitting.isReadAgainSoon, "the left half is what it was")
+    }
+
     /// Entries encode to the page format, and a page's entries, changed, encode again to
     /// what the same pairs encode to.
     @Test func encodesPagesAndCopiesThem() throws {

@@ -42,6 +42,16 @@ struct LeafEntries {
     private(set) var isRebuilt = false
     /// Keys removed since `deltaBase`, each as `varint length` and its bytes, in no order.
     private var removedKeys: [UInt8] = []
+    /// Whether these entries are the right half of a leaf split in the middle: new, but
+    /// among keys the tree's users read, like the copies (a split at the end, as loads in
+    /// key order make, leaves a new last leaf that nobody reads soon).
+    private(set) var isSplitFromMiddle = false
+
+    /// Whether a written page of these entries is worth caching: a copy of a leaf, or the
+    /// right half of one split in the middle. A batch of scattered keys reads most leaves
+    /// of a tree again in the next batch: an import's key index splits many of its leaves
+    /// in each, and their new halves, not cached, were read back from the file.
+    var isReadAgainSoon: Bool { deltaBase != nil || isSplitFromMiddle }
 
     init() {}
 
@@ -440,6 +450,7 @@ struct LeafEntries {
     mutating func split(at index: Int) -> LeafEntries {
         markRebuilt()
         var right = LeafEntries()
+        right.isSplitFromMiddle = index < entries.count - 1
         right.appendEntries(of: self, in: index..<entries.count)
         for entry in entries[index...] { unusedBytes += Int(entry.end - entry.start) }
         entries.removeSubrange(index...)
@@ -753,6 +764,7 @@ struct LeafEntries {
         compacted.deltaBase = deltaBase
         compacted.isRebuilt = isRebuilt
         compacted.removedKeys = removedKeys
+        compacted.isSplitFromMiddle = isSplitFromMiddle
         self = compacted
     }
 }

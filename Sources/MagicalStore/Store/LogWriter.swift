@@ -239,8 +239,8 @@ final class LogWriter {
     private func retains(_ entries: LeafEntries) -> Bool {
         switch retention {
         case .none: return false
-        case .copiesAndBranches: return entries.deltaBase != nil
-        case .copies(let limit): return entries.deltaBase != nil && retainedBytes < limit
+        case .copiesAndBranches: return entries.isReadAgainSoon
+        case .copies(let limit): return entries.isReadAgainSoon && retainedBytes < limit
         }
     }
 
@@ -292,17 +292,16 @@ final class LogWriter {
 enum PageRetention {
     /// None: compaction writes a whole store, too much to hold in memory.
     case none
-    /// Every branch, and every leaf copied from a page (its entries descend from one): a
-    /// commit's own. Each replaces a cached page the commit supersedes, so the cache keeps
-    /// what readers had. The leaves it made (a loader's, a split's new right halves) are
-    /// cached when first read: an import appends records nobody reads soon, and caching
-    /// them as written took 25-35 MB of a million-record import's memory.
+    /// Every branch, and every leaf copied from a page (its entries descend from one) or
+    /// split from the middle of one (``LeafEntries/isReadAgainSoon``): a commit's own.
+    /// Each copy replaces a cached page the commit supersedes, so the cache keeps what
+    /// readers had. The other leaves it made (a loader's, the last leaf of keys added in
+    /// order) are cached when first read: an import appends records nobody reads soon, and
+    /// caching them as written took 25-35 MB of a million-record import's memory.
     case copiesAndBranches
-    /// Leaves copied from a page (their entries descend from one), among those written
-    /// before the commit, until they hold `limit` bytes of memory: a batch of scattered
-    /// keys changes most leaves of a tree, and the next batch reads them again, while a
-    /// loader's leaves, and a split's new ones, are not read again soon. Each replaces a
-    /// cached page the commit supersedes; the limit bounds what a batch of any size holds
-    /// until its commit.
+    /// The same leaves, among those written before the commit, until they hold `limit`
+    /// bytes of memory: a batch of scattered keys changes most leaves of a tree, and the
+    /// next batch reads them again. The limit bounds what a batch of any size holds until
+    /// its commit.
     case copies(upTo: Int)
 }
