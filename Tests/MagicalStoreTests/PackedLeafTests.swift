@@ -76,6 +76,37 @@ import Testing
         }
     }
 
+    /// A page made straight from a packed leaf (its entries located while it unpacks) is
+    /// the page of the leaf it unpacks to, and a packed leaf that does not unpack makes none.
+    @Test func aPageFromAPackedLeafIsThePageOfItsLeaf() throws {
+        func fields(_ page: PageNode) -> [[UInt64]] {
+            page.entries.map { [$0.keyPrefix, UInt64($0.keyStart), UInt64($0.keyLength), UInt64($0.valueStart), UInt64($0.valueLength), $0.isOverflow ? 1 : 0] }
+        }
+        func expectAlike(_ packed: [UInt8], limit: Int = 65535) throws {
+            let direct = try? PageNode(offset: 8192, frameSize: 100, transaction: 2, packedLeaf: packed, limit: limit)
+            guard let leaf = Self.unpack(packed, limit: limit) else {
+                #expect(direct == nil)
+                return
+            }
+            let parsed = try PageNode(offset: 8192, frameSize: 100, transaction: 2, isLeaf: true, payload: leaf)
+            let made = try #require(direct)
+            #expect(made.payload == parsed.payload)
+            #expect(fields(made) == fields(parsed))
+            #expect(made.memoryCost == parsed.memoryCost)
+        }
+        var random = SeededGenerator(seed: 62)
+        for _ in 0..<(100 * testScale) {
+            let leaf = Self.leaf(count: Int.random(in: 1...150, using: &random), random: &random)
+            let packed = try #require(Self.pack(leaf))
+            try expectAlike(packed)
+            try expectAlike(packed, limit: leaf.count - 1)
+            try expectAlike(Array(packed.dropLast()))
+            var damaged = packed
+            damaged[Int.random(in: 0..<damaged.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            try expectAlike(damaged)
+        }
+    }
+
     /// A table whose positions do not read is not packed (the frame keeps the leaf as it is).
     @Test func aMalformedLeafIsNotPacked() {
         #expect(Self.pack([]) == nil)

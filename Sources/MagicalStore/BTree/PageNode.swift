@@ -73,6 +73,17 @@ final class PageNode: Sendable {
         )
     }
 
+    /// A leaf read from a packed leaf frame's payload (F33), at most `limit` bytes once
+    /// unpacked: its entries located as the walk that unpacks them goes.
+    convenience init(offset: UInt64, frameSize: UInt64, transaction: UInt64, packedLeaf packed: [UInt8], limit: Int) throws(FrameError) {
+        let unpacked = packed.withUnsafeBytes { PackedLeaf.unpackWithLocations($0, limit: limit) }
+        guard let unpacked else { throw FrameError.badStructure }
+        self.init(
+            offset: offset, frameSize: frameSize, transaction: transaction, isLeaf: true, payload: unpacked.leaf,
+            entries: unpacked.entries, children: [], delta: nil
+        )
+    }
+
     /// A leaf this process has just encoded, with the entry table its encoder worked out
     /// (``LeafEntries/encode(into:locations:)``): a commit keeps the leaves it writes for
     /// the cache, and parsing each one again was a thirtieth of the committing thread.

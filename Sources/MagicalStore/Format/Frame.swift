@@ -163,10 +163,13 @@ enum FrameCodec: UInt8, Sendable {
 enum FrameDecoder {
     /// Verifies the checksum of a frame whose header and stored payload are in `bytes`
     /// (header at 0), then returns the raw payload (decompressed when needed); a packed
-    /// leaf's as the leaf it holds, table and all (F33), at most a page of `pageSize`.
-    static func payload(of header: FrameHeader, in bytes: UnsafeRawBufferPointer, pageSize: Int) -> Result<[UInt8], FrameError> {
+    /// leaf's as the leaf it holds, table and all (F33), at most a page of `pageSize`,
+    /// unless `unpacksLeaves` is false (the caller unpacks it, as ``PageNode`` does).
+    static func payload(
+        of header: FrameHeader, in bytes: UnsafeRawBufferPointer, pageSize: Int, unpacksLeaves: Bool = true
+    ) -> Result<[UInt8], FrameError> {
         let stored = storedPayload(of: header, in: bytes)
-        guard header.type == .packedLeaf, case .success(let packed) = stored else { return stored }
+        guard unpacksLeaves, header.type == .packedLeaf, case .success(let packed) = stored else { return stored }
         guard let leaf = packed.withUnsafeBytes({ PackedLeaf.unpack($0, limit: FileFormat.maximumPagePayload(pageSize: pageSize)) }) else {
             return .failure(.badStructure)
         }

@@ -16,7 +16,7 @@ final class StoreFile: Sendable {
 
     /// Reads and verifies the frame at `offset` (F22, F25). `sizeHint` is how many bytes to
     /// read first: most frames fit, so one read usually does.
-    func readFrame(at offset: UInt64, sizeHint: Int? = nil) throws -> (header: FrameHeader, payload: [UInt8]) {
+    func readFrame(at offset: UInt64, sizeHint: Int? = nil, unpacksLeaves: Bool = true) throws -> (header: FrameHeader, payload: [UInt8]) {
         guard offset >= FileFormat.headerRegionSize, offset % FileFormat.frameAlignment == 0 else {
             throw StoreError.corrupt(offset: offset, reason: "frame offset is not a valid frame position")
         }
@@ -30,7 +30,7 @@ final class StoreFile: Sendable {
             guard bytes.count == needed else { throw StoreError.corrupt(offset: offset, reason: FrameError.truncated.description) }
         }
         let payload = try located(at: offset) { () throws(FrameError) in
-            try bytes.withUnsafeBytes { FrameDecoder.payload(of: header, in: $0, pageSize: pageSize) }.get()
+            try bytes.withUnsafeBytes { FrameDecoder.payload(of: header, in: $0, pageSize: pageSize, unpacksLeaves: unpacksLeaves) }.get()
         }
         return (header, payload)
     }
@@ -64,16 +64,11 @@ final class StoreFile: Sendable {
     /// page is what readers use); bases at or past `earlyFrom` (a write transaction's early
     /// pages, F21) always from the file.
     func uncachedPage(at offset: UInt64, snapshot: UInt64, earlyFrom: UInt64 = .max) throws -> PageNode {
-        let (header, payload) = try readFrame(at: offset)
+        let (header, payload) = try readFrame(at: offset, unpacksLeaves: false)
         guard header.transaction <= snapshot else { throw Self.pageFromTheFuture(offset) }
         switch header.type {
         case .leaf, .packedLeaf, .branch:
-            return try located(at: offset) { () throws(FrameError) in
-                try PageNode(
-                    offset: offset, frameSize: header.frameSize, transaction: header.transaction,
-                    isLeaf: header.type.isLeaf, payload: payload
-                )
-            }
+            return try treePage(at: offset, header: header, payload: payload)
         case .leafDelta:
             return try deltaPage(at: offset, header: header, payload: payload, earlyFrom: earlyFrom)
         case .overflow, .commit:
@@ -115,11 +110,25 @@ final class StoreFile: Sendable {
             guard cached.transaction <= transaction else { throw Self.pageFromTheFuture(offset) }
             return cached
         }
-        let (header, payload) = try readFrame(at: offset)
+        let (header, payload) = try readFrame(at: offset, unpacksLeaves: false)
         guard header.type.isLeaf else { throw notALeaf }
         guard header.transaction <= transaction else { throw Self.pageFromTheFuture(offset) }
-        return try located(at: offset) { () throws(FrameError) in
-            try PageNode(offset: offset, frameSize: header.frameSize, transaction: header.transaction, isLeaf: true, payload: payload)
+        return try treePage(at: offset, header: header, payload: payload)
+    }
+
+    /// The page of a leaf, packed leaf or branch frame at `offset`, from its payload as
+    /// stored (a packed leaf's not yet unpacked).
+    private func treePage(at offset: UInt64, header: FrameHeader, payload: [UInt8]) throws -> PageNode {
+        try located(at: offset) { () throws(FrameError) in
+            guard header.type == .packedLeaf else {
+                return try PageNode(
+                    offset: offset, frameSize: header.frameSize, transaction: header.transaction, isLeaf: header.type.isLeaf, payload: payload
+                )
+            }
+            return try PageNode(
+                offset: offset, frameSize: header.frameSize, transaction: header.transaction, packedLeaf: payload,
+                limit: FileFormat.maximumPagePayload(pageSize: pageSize)
+            )
         }
     }
 
