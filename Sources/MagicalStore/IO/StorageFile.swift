@@ -53,10 +53,10 @@ public protocol StorageFileSystem: Sendable {
 extension StorageFile {
     /// Reads exactly `count` bytes at `offset`, or fewer only at the end of the file.
     func read(count: Int, at offset: UInt64) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = try bytes.withUnsafeMutableBytes { try self.read(into: $0, at: offset) }
-        if read < count { bytes.removeLast(count - read) }
-        return bytes
+        // Straight into new storage: zeroing it first was a fortieth of reading a page.
+        try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = try self.read(into: UnsafeMutableRawBufferPointer(buffer), at: offset)
+        }
     }
 
     func write(_ bytes: [UInt8], at offset: UInt64) throws {

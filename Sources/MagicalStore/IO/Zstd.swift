@@ -33,11 +33,13 @@ enum Zstd {
     /// is malformed or decompresses to any other length. Never writes past `rawLength`.
     static func decompress(_ source: UnsafeRawBufferPointer, rawLength: Int) -> [UInt8]? {
         guard rawLength > 0, source.count > 0 else { return nil }
-        var destination = [UInt8](repeating: 0, count: rawLength)
-        let produced = decompressionContexts.borrow { context in
-            destination.withUnsafeMutableBytes { output in
+        // Into new storage as it is, not zeroed first (see ``LZ4/decompress(_:rawLength:)``).
+        var produced = 0
+        let destination = [UInt8](unsafeUninitializedCapacity: rawLength) { output, initialized in
+            produced = decompressionContexts.borrow { context in
                 ZSTD_decompressDCtx(context, output.baseAddress!, rawLength, source.baseAddress!, source.count)
             }
+            initialized = ZSTD_isError(produced) == 0 ? min(produced, rawLength) : 0
         }
         return ZSTD_isError(produced) == 0 && produced == rawLength ? destination : nil
     }
