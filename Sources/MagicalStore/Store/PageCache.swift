@@ -148,7 +148,7 @@ final class PageCache: Sendable {
             var first = table.firstSlot(of: page.offset)
             // A full set while the budget has room: grow, not evict. An evicted page of a
             // tree that fits is read again and again by random gets (storebench at 200k
-            // keys: one get in forty decompressed and parsed a page).
+            // keys: one get in 45 decompressed and parsed a page).
             while table.slotCount < maximumSlots, table.bytes + page.memoryCost <= capacityBytes,
                   !table.hasRoom(for: page.offset, from: first) {
                 table = table.doubled()
