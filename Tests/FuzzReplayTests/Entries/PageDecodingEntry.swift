@@ -5,9 +5,10 @@
 /// The first byte picks a page size and a page kind; the rest is taken six ways, each of
 /// which must end in a typed failure or in values that answer every accessor without
 /// trapping (Spec F10-F18, F25, F27, F32, F33): as a frame (header then stored payload),
-/// as an LZ4 block and as Zstandard frames of a claimed length, as a packed leaf, as a page
-/// payload handed straight to the page parser (the frame checksum would keep most
-/// mutations away from the last four), and as a leaf delta applied to a sound leaf.
+/// as an LZ4 block and as Zstandard frames of a claimed length, as a packed leaf (unpacked,
+/// and read straight into a page), as a page payload handed straight to the page parser
+/// (the frame checksum would keep most mutations away from the last four), and as a leaf
+/// delta applied to a sound leaf.
 func fuzzPageDecoding(_ input: UnsafeRawBufferPointer) {
     guard let selector = input.first else { return }
     let pageSize = 512 << Int(selector & 7)
@@ -22,10 +23,12 @@ func fuzzPageDecoding(_ input: UnsafeRawBufferPointer) {
         )
     }
     // As a packed leaf: it unpacks to a leaf whose entries pack back to the same bytes, or not at all.
-    if let leaf = PackedLeaf.unpack(bytes, limit: pageSize) {
+    let unpacked = PackedLeaf.unpack(bytes, limit: pageSize)
+    if let leaf = unpacked {
         var packed: [UInt8] = []
         precondition(leaf.withUnsafeBytes { PackedLeaf.pack($0, appendingTo: &packed) } && packed.elementsEqual(bytes), "a leaf does not pack back to its bytes")
     }
+    fuzzPackedLeafPage(bytes, unpacked: unpacked, pageSize: pageSize)
     if let raw = LZ4.decompress(bytes, rawLength: pageSize) {
         precondition(raw.count == pageSize, "decompression produced the wrong length")
     }
@@ -102,4 +105,26 @@ private func deltaEntryAsLeaf(_ bytes: UnsafeRawBufferPointer, _ entry: LeafDelt
     var leaf: [UInt8] = [1, 0, 4, 0]
     leaf.append(contentsOf: bytes[entry.start..<entry.end])
     return leaf
+}
+
+/// `bytes` as a packed leaf frame's payload read straight into a page (the page cache's
+/// path): a page exactly when unpacking and parsing make one, and then the same page,
+/// to every entry's location and the memory it is counted as.
+private func fuzzPackedLeafPage(_ bytes: UnsafeRawBufferPointer, unpacked: [UInt8]?, pageSize: Int) {
+    let direct = try? PageNode(offset: 4096, frameSize: 64, transaction: 1, packedLeaf: Array(bytes), limit: pageSize)
+    let parsed = unpacked.flatMap { try? PageNode(offset: 4096, frameSize: 64, transaction: 1, isLeaf: true, payload: $0) }
+    guard let direct, let parsed else {
+        precondition(direct == nil && parsed == nil, "a packed leaf reads as a page one way and not the other")
+        return
+    }
+    precondition(direct.payload == parsed.payload, "a packed leaf read straight into a page has another payload")
+    precondition(direct.memoryCost == parsed.memoryCost, "a packed leaf read straight into a page costs other memory")
+    precondition(direct.entries.count == parsed.entries.count, "a packed leaf read straight into a page has other entries")
+    for (made, expected) in zip(direct.entries, parsed.entries) {
+        precondition(
+            made.keyPrefix == expected.keyPrefix && made.keyStart == expected.keyStart && made.keyLength == expected.keyLength
+                && made.valueStart == expected.valueStart && made.valueLength == expected.valueLength && made.isOverflow == expected.isOverflow,
+            "a packed leaf read straight into a page locates an entry elsewhere"
+        )
+    }
 }
