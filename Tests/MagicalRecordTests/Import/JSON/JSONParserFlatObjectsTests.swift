@@ -44,6 +44,19 @@ struct JSONParserFlatObjectsTests {
         #expect(read.elements == [["id": 1, "name": "a"], ["id": 2, "name": "b"], ["id": 3, "name": [4]], ["id": 5, "name": "c", "more": true]])
     }
 
+    /// A document that is one object is not read in place (nil at once): read as values
+    /// instead, as an import then reads it, it gives the general parse's element or error.
+    @Test func aTopLevelObjectIsReadAsValues() {
+        for text in [#"{"id": 1, "name": "a"}"#, "{ ]", "{"] {
+            var random = SeededGenerator(seed: 2)
+            var unbuilt = 0
+            let expected = readAll(JSONArrayStream(data: Data(text.utf8)))
+            let read = readInPlace(JSONArrayStream(data: Data(text.utf8)), &random, unbuilt: &unbuilt)
+            #expect(read.elements == expected.elements, "\(text)")
+            #expect(read.error == expected.error, "\(text)")
+        }
+    }
+
     /// Only plain ASCII strings are left unbuilt where asked: a string with an escape or a
     /// non-ASCII letter, and a number, are built; every value reads as the general parse's.
     @Test func onlyPlainStringsAreLeftUnbuilt() throws {
@@ -67,35 +80,49 @@ struct JSONParserFlatObjectsTests {
 
     /// Reads `stream` in runs of in-place objects, as an import planning from bytes does,
     /// leaving the plain strings of random members unbuilt (counted in `unbuilt`): the
-    /// view builds each when asked for its value.
+    /// view builds each when asked for its value. A run the stream will not read in place
+    /// (nil) is read as values, as the import then reads its batch.
     private func readInPlace(
         _ stream: JSONArrayStream, _ random: inout SeededGenerator, unbuilt: inout Int
     ) -> (elements: [JSONValue], error: JSONError?) {
         var elements: [JSONValue] = []
-        do {
-            while let run = try stream.next(upTo: Int.random(in: 1...6, using: &random), inPlace: { index, object in
-                precondition(index == elements.count)
-                #expect(object.values.count == object.names.names.count, "a value for each name")
-                let values = object.names.names.indices.map { position in
-                    if let bytes = object.unbuiltString(atMember: position) {
-                        unbuilt += 1
-                        #expect(bytes.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\\") }, "only plain ASCII is left unbuilt")
-                    }
-                    return object.value(atMember: position)
-                }
-                elements.append(.object(JSONObject(names: object.names, values: values)))
-                return true
-            }, built: { index, value in
-                precondition(index == elements.count)
-                elements.append(value)
-                return true
-            }, unbuiltStrings: { names in
-                names.names.map { _ in Bool.random(using: &random) }
-            }), run > 0 {}
-            return (elements, nil)
+        do throws(JSONError) {
+            while true {
+                let count = Int.random(in: 1...6, using: &random)
+                var run = try readRunInPlace(stream, upTo: count, into: &elements, &random, unbuilt: &unbuilt)
+                if run == nil { run = try stream.next(upTo: count) { elements.append($0.value) } }
+                if run == 0 { return (elements, nil) }
+            }
         } catch {
             return (elements, error)
         }
+    }
+
+    /// One run of ``readInPlace(_:_:unbuilt:)``: how many elements it read, nil when the
+    /// stream reads none in place.
+    private func readRunInPlace(
+        _ stream: JSONArrayStream, upTo count: Int, into elements: inout [JSONValue], _ random: inout SeededGenerator,
+        unbuilt: inout Int
+    ) throws(JSONError) -> Int? {
+        try stream.next(upTo: count, inPlace: { index, object in
+            precondition(index == elements.count)
+            #expect(object.values.count == object.names.names.count, "a value for each name")
+            let values = object.names.names.indices.map { position in
+                if let bytes = object.unbuiltString(atMember: position) {
+                    unbuilt += 1
+                    #expect(bytes.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\\") }, "only plain ASCII is left unbuilt")
+                }
+                return object.value(atMember: position)
+            }
+            elements.append(.object(JSONObject(names: object.names, values: values)))
+            return true
+        }, built: { index, value in
+            precondition(index == elements.count)
+            elements.append(value)
+            return true
+        }, unbuiltStrings: { names in
+            names.names.map { _ in Bool.random(using: &random) }
+        })
     }
 
     /// A record of mostly the same names in the same order, now and then changed: another
