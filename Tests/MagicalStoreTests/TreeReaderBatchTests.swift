@@ -87,6 +87,43 @@ import Testing
         }
     }
 
+    /// Keys looked up leaf by leaf in a tree three levels deep, most of them absent: in the
+    /// gaps between stored keys and between two leaves, before the first key and past the
+    /// last. A key the current leaf does not hold is found from the branch above it; each
+    /// answer must be what a look-up from the root gives.
+    @Test func keysBetweenLeavesAndPastTheEndAreFoundInTheirLeaf() throws {
+        let directory = TemporaryDirectory()
+        let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: 1024))
+        // Every third number, as (number, 0): about 500 leaves of 1 KiB under a root and
+        // its branches.
+        let stored = stride(from: 0, through: 90_000, by: 3)
+        try store.write { transaction in
+            let tree = try transaction.createTree("tree")
+            for number in stored { try tree.put(key(number, 0), [UInt8(truncatingIfNeeded: number)]) }
+        }
+        let tree = try store.read().tree("tree")
+        var random = SeededGenerator(seed: 24)
+        for round in 0..<(20 * testScale) {
+            // Runs of neighbours (sharing leaves) and jumps (across branches).
+            var numbers: [Int] = []
+            while numbers.count < 400 {
+                let start = Int.random(in: -300...90_300, using: &random)
+                numbers += start..<(start + Int.random(in: 1...40, using: &random))
+            }
+            if round % 4 == 0 { numbers.shuffle(using: &random) } else { numbers.sort() }
+            let isStored = { (number: Int) in number >= 0 && number <= 90_000 && number % 3 == 0 }
+            var values: [[UInt8]?] = []
+            try tree.getEach(EntryBatch(keys: numbers.map { key($0, 0) })) { _, value in values.append(value.map { Array($0) }) }
+            #expect(values == numbers.map { isStored($0) ? [UInt8(truncatingIfNeeded: $0)] : nil })
+            var matches = Array(repeating: 0, count: numbers.count)
+            try tree.scanEach(prefixes: EntryBatch(keys: numbers.map { KeyEncoding.encode([.int(Int64($0))]) })) { index, key, _ in
+                #expect(key.elementsEqual(self.key(numbers[index], 0)))
+                matches[index] += 1
+            }
+            #expect(matches == numbers.map { isStored($0) ? 1 : 0 })
+        }
+    }
+
     @Test func anEmptyTreeHasNothing() throws {
         let directory = TemporaryDirectory()
         let store = try Store(path: directory.file(), options: StoreOptions(durability: .none, pageSize: 1024))

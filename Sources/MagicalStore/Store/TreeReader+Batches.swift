@@ -17,7 +17,7 @@ extension TreeReader {
                 // One reference to a leaf for all the keys it spans: a retain and release
                 // of it per key were 4% of a 1M upsert's reading thread (perf), the count
                 // shared with the committing thread, which reads the same cached pages.
-                let page = try window.leaf(for: keys.key(index))
+                let page = try window.moveToLeaf(holding: keys.key(index))
                 repeat {
                     let key = keys.key(index)
                     let position = page.lowerBound(key)
@@ -27,7 +27,7 @@ extension TreeReader {
                         try body(index, nil)
                     }
                     index += 1
-                } while index < keys.count && page.spans(keys.key(index))
+                } while index < keys.count && window.leafHolds(keys.key(index))
             }
         }
     }
@@ -45,7 +45,7 @@ extension TreeReader {
             var index = 0
             while index < prefixes.count {
                 // One reference to a leaf for all the prefixes it spans, as in `getEach`.
-                let page = try window.leaf(for: prefixes.key(index))
+                let page = try window.moveToLeaf(holding: prefixes.key(index))
                 repeat {
                     let prefix = prefixes.key(index)
                     // The last key handed out when the matches may go on past this leaf.
@@ -71,7 +71,7 @@ extension TreeReader {
                         try scanWithCursor(Array(prefix), after: last, index: index, body)
                     }
                     index += 1
-                } while index < prefixes.count && page.spans(prefixes.key(index))
+                } while index < prefixes.count && window.leafHolds(prefixes.key(index))
             }
         }
     }
@@ -89,34 +89,80 @@ extension TreeReader {
     }
 }
 
-/// The leaf of a committed tree that the last key fell in, kept for the next key.
+/// The leaf of a committed tree that the last key fell in, with the branches above it and
+/// the range of keys each is reached by, kept for the next key: a key in the same leaf is
+/// searched there, and one in another leaf is found from the lowest branch whose range
+/// holds it, not from the root. Ranges come from the separators (F16), so a key in a gap
+/// between two leaves' keys, or past the last key of the tree (as an import's new, higher
+/// ids are), stays in the leaf it belongs to instead of sending each look-up to the root.
 private struct LeafWindow {
     let root: UInt64
     let reader: SnapshotReader
+    /// A separator of a branch, bounding the keys of a subtree.
+    private typealias Bound = (branch: PageNode, index: Int)
+    /// The pages from the root down to the current leaf's parent, each with the range of
+    /// keys routed to it: at least `lower`, below `upper` (nil: unbounded).
+    private var branches: [(page: PageNode, lower: Bound?, upper: Bound?)] = []
+    /// The current leaf and its range, kept apart from `branches`: checked for every key.
     private var current: PageNode?
-    /// The separator bounding `current`'s subtree on the right (every key of a later leaf
-    /// is at least it), as a branch page and its index; nil for the tree's last leaf.
-    private var upperBound: (branch: PageNode, index: Int)?
+    private var lower: Bound?
+    /// Every key of a later leaf is at least it; nil for the tree's last leaf.
+    private var upper: Bound?
 
     init(root: UInt64, reader: SnapshotReader) {
         self.root = root
         self.reader = reader
     }
 
-    /// The leaf whose key range holds `key`: the current one when `key` lies between its
-    /// first and last keys (leaves divide the keys in order), else found from the root.
-    mutating func leaf(for key: UnsafeRawBufferPointer) throws -> PageNode {
-        if let current, current.spans(key) { return current }
-        var page = try reader.page(at: root)
-        upperBound = nil
+    /// Whether `key` is routed to the current leaf: no other leaf can hold it.
+    func leafHolds(_ key: UnsafeRawBufferPointer) -> Bool {
+        current != nil && Self.range(lower, upper, holds: key)
+    }
+
+    private static func range(_ lower: Bound?, _ upper: Bound?, holds key: UnsafeRawBufferPointer) -> Bool {
+        // A key equal to a separator is routed to its right (`childIndex(for:)`).
+        if let lower, lower.branch.compareKey(at: lower.index, with: key) > 0 { return false }
+        if let upper, upper.branch.compareKey(at: upper.index, with: key) <= 0 { return false }
+        return true
+    }
+
+    /// The leaf `key` is routed to, for a key the current leaf does not hold (see
+    /// ``leafHolds(_:)``): found from the lowest branch above it whose range holds the key.
+    mutating func moveToLeaf(holding key: UnsafeRawBufferPointer) throws -> PageNode {
+        while let last = branches.last, !Self.range(last.lower, last.upper, holds: key) { branches.removeLast() }
+        var page: PageNode
+        if let last = branches.popLast() {
+            page = last.page
+            (lower, upper) = (last.lower, last.upper)
+        } else {
+            page = try reader.page(at: root)
+            (lower, upper) = (nil, nil)
+        }
         while !page.isLeaf {
+            branches.append((page, lower, upper))
             let child = page.childIndex(for: key)
-            // The innermost separator to the right is the tightest bound.
-            if child < page.children.count - 1 { upperBound = (page, child) }
+            // The tighter of each bound: separators nest in a sound tree, and a damaged one
+            // must not widen a leaf's range past what a descent from the root would give.
+            if child > 0 { lower = Self.greater(lower, (page, child - 1)) }
+            if child < page.children.count - 1 { upper = Self.lesser(upper, (page, child)) }
             page = try reader.page(at: page.children[child])
         }
         current = page
         return page
+    }
+
+    private static func greater(_ bound: Bound?, _ separator: Bound) -> Bound {
+        guard let bound else { return separator }
+        return compare(bound, separator) >= 0 ? bound : separator
+    }
+
+    private static func lesser(_ bound: Bound?, _ separator: Bound) -> Bound {
+        guard let bound else { return separator }
+        return compare(bound, separator) <= 0 ? bound : separator
+    }
+
+    private static func compare(_ left: Bound, _ right: Bound) -> Int {
+        right.branch.withKey(at: right.index) { left.branch.compareKey(at: left.index, with: $0) }
     }
 
     /// Whether a leaf after the current one may hold a key starting with `prefix`: keys
@@ -124,15 +170,7 @@ private struct LeafWindow {
     /// (one that does not start with it; every later key is past `prefix`'s range then),
     /// nor when there is no leaf after.
     func laterLeavesMayStart(with prefix: UnsafeRawBufferPointer) -> Bool {
-        guard let upperBound else { return false }
-        return upperBound.branch.withKey(at: upperBound.index) { $0.starts(with: prefix) }
-    }
-}
-
-extension PageNode {
-    /// Whether `key` lies between this leaf's first and last keys: leaves divide the keys
-    /// in order, so no other leaf can hold it.
-    fileprivate func spans(_ key: UnsafeRawBufferPointer) -> Bool {
-        count > 0 && compareKey(at: 0, with: key) <= 0 && compareKey(at: count - 1, with: key) >= 0
+        guard let upper else { return false }
+        return upper.branch.withKey(at: upper.index) { $0.starts(with: prefix) }
     }
 }
