@@ -220,21 +220,39 @@ public enum KeyEncoding {
     public static func withEncodedInteger<T>(_ value: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         var storage: (UInt64, UInt64) = (0, 0)
         return try withUnsafeMutableBytes(of: &storage) { bytes in
-            let isNegative = value < 0
-            let magnitude = value.magnitude
-            let length = (UInt64.bitWidth - magnitude.leadingZeroBitCount + 7) / 8
-            bytes[0] = isNegative ? Tag.integerZero - UInt8(length) : Tag.integerZero + UInt8(length)
-            let payload = isNegative ? ~magnitude : magnitude
-            for index in 0..<length {
-                bytes[1 + index] = UInt8(truncatingIfNeeded: payload >> ((length - 1 - index) * 8))
-            }
-            return try body(UnsafeRawBufferPointer(rebasing: bytes[0..<1 + length]))
+            let length = writeInteger(value, to: bytes.baseAddress!)
+            return try body(UnsafeRawBufferPointer(rebasing: bytes[0..<length]))
         }
+    }
+
+    /// The length of `.int(value)`'s encoding: its tag and the magnitude's bytes.
+    public static func encodedLength(ofInteger value: Int64) -> Int {
+        1 + magnitudeLength(value.magnitude)
+    }
+
+    /// Writes the encoding of `.int(value)` at `start`, which has room for
+    /// ``encodedLength(ofInteger:)`` bytes (9 at most); returns that length.
+    @discardableResult
+    public static func writeInteger(_ value: Int64, to start: UnsafeMutableRawPointer) -> Int {
+        let isNegative = value < 0
+        let magnitude = value.magnitude
+        let length = magnitudeLength(magnitude)
+        start.storeBytes(of: isNegative ? Tag.integerZero - UInt8(length) : Tag.integerZero + UInt8(length), as: UInt8.self)
+        let payload = isNegative ? ~magnitude : magnitude
+        for index in 0..<length {
+            start.storeBytes(of: UInt8(truncatingIfNeeded: payload >> ((length - 1 - index) * 8)), toByteOffset: 1 + index, as: UInt8.self)
+        }
+        return 1 + length
+    }
+
+    /// Bytes the magnitude takes: none for zero (K10).
+    private static func magnitudeLength(_ magnitude: UInt64) -> Int {
+        (UInt64.bitWidth - magnitude.leadingZeroBitCount + 7) / 8
     }
 
     /// Spec K10: tag by sign and length, then the magnitude (one's complement if negative).
     private static func appendInteger(isNegative: Bool, magnitude: UInt64, into output: inout [UInt8]) {
-        let length = (UInt64.bitWidth - magnitude.leadingZeroBitCount + 7) / 8
+        let length = magnitudeLength(magnitude)
         output.append(isNegative ? Tag.integerZero - UInt8(length) : Tag.integerZero + UInt8(length))
         let payload = isNegative ? ~magnitude : magnitude
         var shift = (length - 1) * 8

@@ -24,6 +24,26 @@ import Testing
         #expect(EntryBatch([([1, 2], [9]), ([3], [])]).withEntries { ($0.count, Array($0.value(0))) } == (2, [9]))
     }
 
+    /// A batch of integer keys written in one pass holds what appending each integer's
+    /// encoding gives: every sign and length, repeats, and none at all.
+    @Test func integerKeysAreTheirEncodings() {
+        var random = SplitMix64(seed: 12)
+        var numbers: [Int64] = [0, 1, -1, 255, 256, -256, -257, .max, .min, 7, 7]
+        numbers += (0..<1_000).map { _ in Int64(bitPattern: random.next()) >> Int64(random.next() % 64) }
+        for count in [0, 1, 2, numbers.count] {
+            let prefix = Array(numbers.prefix(count))
+            var appended = EntryBatch()
+            for number in prefix { appended.append(key: KeyEncoding.encode(.int(number)), value: []) }
+            let written = EntryBatch(integerKeys: prefix)
+            #expect(written.count == count)
+            let entries = { (batch: EntryBatch) in
+                batch.withEntries { entries in (0..<entries.count).map { [Array(entries.key($0)), Array(entries.value($0))] } }
+            }
+            #expect(entries(written) == entries(appended))
+            #expect((0..<count).map(written.keyLength(at:)) == (0..<count).map(appended.keyLength(at:)))
+        }
+    }
+
     /// Batches put into empty and full trees, unsorted, with repeated keys (the later value
     /// wins), values inline and in overflow frames, keys written in place and parts
     /// concatenated: the tree holds what a dictionary does, and checks clean.

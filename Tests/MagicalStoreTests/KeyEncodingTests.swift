@@ -106,7 +106,7 @@ struct KeyEncodingTests {
         #expect(equalPairs > 10_000, "equal tuples must be common, to test equality and deep comparisons")
     }
 
-    @Test("K10: an integer encoded on the stack or in place, alone or in a pair, is the integer's encoding")
+    @Test("K10: an integer encoded on the stack or in place, alone or in a pair, is the integer's encoding, of the length told")
     func integersEncodedOnTheStack() {
         var random = SplitMix64(seed: 11)
         var values: [Int64] = [0, 1, -1, 255, 256, -256, -257, 65_535, 65_536, .max, .min, .max - 1, .min + 1]
@@ -117,6 +117,7 @@ struct KeyEncodingTests {
             let expected = KeyEncoding.encode([.int(value)])
             #expect(KeyEncoding.withEncodedInteger(value) { Array($0) } == expected, "\(value)")
             #expect(KeyEncoding.encode(.int(value)) == expected, "\(value)")
+            #expect(KeyEncoding.encodedLength(ofInteger: value) == expected.count, "\(value)")
             let other = values[Int(random.next() % UInt64(values.count))]
             #expect(KeyEncoding.encode(.int(value), .int(other)) == KeyEncoding.encode([.int(value), .int(other)]), "\(value), \(other)")
         }

@@ -25,6 +25,9 @@ enum StoreLayout {
         KeyEncoding.encode(.int(number), into: &bytes)
     }
 
+    /// The ``objectKey(_:)`` of each of `numbers`, in order, as a batch to look up.
+    static func objectKeys(_ numbers: [Int64]) -> EntryBatch { EntryBatch(integerKeys: numbers) }
+
     /// A to-many entry's value: the target's entity code, then its number in an ordered
     /// relationship only (an unordered one's key ends with the number; O13).
     static func targetValue(code: Int, number: Int64, ordered: Bool) -> [UInt8] {
@@ -65,6 +68,9 @@ enum StoreLayout {
     static func appendIndexPrefix(_ value: AttributeValue, to bytes: inout [UInt8]) {
         KeyEncoding.encode(keyValue(value), into: &bytes)
     }
+
+    /// The ``indexPrefix(_:)`` of `.integer` each of `numbers`, in order, as a batch to scan.
+    static func integerIndexPrefixes(_ numbers: [Int64]) -> EntryBatch { EntryBatch(integerKeys: numbers) }
 
     /// The key-encoding form of an attribute value, so index order is value order.
     /// Decimals index as doubles: the planner re-checks candidates against the predicate.

@@ -145,22 +145,26 @@ final class StoreSnapshot: @unchecked Sendable {
             let records = try transaction.tree(StoreLayout.objectTree(entityName))
             // Both trees are read in key order, so that consecutive keys share leaves. Keys
             // are built in one buffer each: an array per key was two allocations a record.
-            var prefixes = EntryBatch(minimumCapacity: values.count, bytes: values.count * Self.typicalKeyBytes)
+            var prefixes: EntryBatch
             // The places in `values` of the distinct values, in the order of their prefixes.
             var prefixOrder: [Int]
             var values = values
-            if let numericOrder = Self.numericOrder(values) {
+            if let (numericOrder, numbers) = Self.numericOrder(values) {
                 // Integers encode in numeric order (Spec K10): sorted as numbers, their
                 // prefixes are written in order, with no sort of the bytes and no copy;
                 // a repeat follows its first.
                 prefixOrder = []
                 prefixOrder.reserveCapacity(numericOrder.count)
-                for value in numericOrder where prefixOrder.last.map({ values[$0] != values[value] }) ?? true {
-                    prefixOrder.append(value)
-                    prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(values[value], to: &$0) }, value: { _ in })
+                var distinct: [Int64] = []
+                distinct.reserveCapacity(numericOrder.count)
+                for place in numericOrder where distinct.last != numbers[place] {
+                    prefixOrder.append(place)
+                    distinct.append(numbers[place])
                 }
+                prefixes = StoreLayout.integerIndexPrefixes(distinct)
             } else {
                 values = Array(Set(values))
+                prefixes = EntryBatch(minimumCapacity: values.count, bytes: values.count * Self.typicalKeyBytes)
                 for value in values { prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(value, to: &$0) }, value: { _ in }) }
                 prefixOrder = prefixes.keyOrder()
                 prefixes = prefixes.reordered(prefixOrder)
@@ -176,9 +180,7 @@ final class StoreSnapshot: @unchecked Sendable {
             }
             for value in prefixOrder where !isIndexed[value] { try absent(values[value]) }
             numbers.sort()
-            var keys = EntryBatch(minimumCapacity: numbers.count, bytes: numbers.count * Self.typicalKeyBytes)
-            for number in numbers { keys.append(writingKey: { StoreLayout.appendObjectKey(number, to: &$0) }, value: { _ in }) }
-            try records.getEach(keys) { position, bytes in
+            try records.getEach(StoreLayout.objectKeys(numbers)) { position, bytes in
                 guard let bytes else { return }
                 try found(try coder.decode(bytes, number: numbers[position], attributes: nil))
             }
@@ -188,16 +190,16 @@ final class StoreSnapshot: @unchecked Sendable {
     /// Room reserved per key in a look-up's batches: most keys are smaller.
     private static let typicalKeyBytes = 12
 
-    /// The places of `values` in ascending numeric order when every one is an integer
-    /// (an import's keys, as a rule); nil otherwise.
-    private static func numericOrder(_ values: [AttributeValue]) -> [Int]? {
+    /// The places of `values` in ascending numeric order, and the integers themselves,
+    /// when every one is an integer (an import's keys, as a rule); nil otherwise.
+    private static func numericOrder(_ values: [AttributeValue]) -> (order: [Int], numbers: [Int64])? {
         var numbers: [Int64] = []
         numbers.reserveCapacity(values.count)
         for value in values {
             guard case .integer(let number) = value else { return nil }
             numbers.append(number)
         }
-        return KeyOrder.ascending(numbers)
+        return (KeyOrder.ascending(numbers), numbers)
     }
 
     /// The smallest object number whose attribute at `position` equals `value` in the

@@ -33,6 +33,27 @@ public struct EntryBatch: Sendable {
         self.init(keys.map { ($0, []) })
     }
 
+    /// Entries with empty values whose keys are each one integer of `numbers`, in order
+    /// (``KeyEncoding/encode(_:)`` of `.int`): an import's keys to look up, its objects'
+    /// numbers. Written in one pass into storage sized first: appended value by value, byte
+    /// by byte, they cost an import a tenth of its key look-up (callgrind, 1M records).
+    public init(integerKeys numbers: [Int64]) {
+        let byteCount = numbers.reduce(0) { $0 + KeyEncoding.encodedLength(ofInteger: $1) }
+        var starts = [Int](repeating: 0, count: numbers.count)
+        var ends = [Int](repeating: 0, count: numbers.count)
+        bytes = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, initialized in
+            var offset = 0
+            for (index, number) in numbers.enumerated() {
+                starts[index] = offset
+                offset += KeyEncoding.writeInteger(number, to: UnsafeMutableRawPointer(buffer.baseAddress! + offset))
+                ends[index] = offset
+            }
+            initialized = offset
+        }
+        keyStarts = starts
+        valueStarts = ends
+    }
+
     public var count: Int { keyStarts.count }
     public var isEmpty: Bool { keyStarts.isEmpty }
 
