@@ -20,11 +20,31 @@ func fuzzStoreFile(_ input: UnsafeRawBufferPointer) {
     else { return }
     for name in names {
         guard let tree = try? snapshot.tree(name) else { continue }
-        try? tree.scan { _, _ in true }
+        var keys: [[UInt8]] = []
+        try? tree.scan { key, _ in
+            keys.append(key)
+            return keys.count < 64
+        }
         try? tree.scan(reverse: true) { _, _ in true }
+        fuzzBatchedReads(tree, around: keys)
     }
     try? store.close()
     fuzzCompaction(path, fileSystem)
+}
+
+/// Batched reads of `keys` and of keys just past and before them (in the gaps between
+/// leaves, past the last key) end in an error or in the answers one read from the root
+/// gives, whatever the tree's separators say.
+private func fuzzBatchedReads(_ tree: TreeReader, around keys: [[UInt8]]) {
+    var probes: [[UInt8]] = keys.flatMap { key -> [[UInt8]] in [key, key + [0], Array(key.dropLast())] }
+    probes.sort { $0.lexicographicallyPrecedes($1) }
+    var answers: [[UInt8]?] = []
+    try? tree.getEach(EntryBatch(keys: probes)) { _, value in answers.append(value.map { Array($0) }) }
+    for (probe, answer) in zip(probes, answers) {
+        guard let single = try? tree.get(probe) else { continue }
+        precondition(single == answer, "a batched read disagrees with a read from the root")
+    }
+    try? tree.scanEach(prefixes: EntryBatch(keys: probes.map { Array($0.prefix(2)) })) { _, _, _ in }
 }
 
 private func fuzzCompaction(_ path: String, _ fileSystem: MemoryFileSystem) {
