@@ -36,7 +36,7 @@ public struct EntryBatch: Sendable {
     /// Entries with empty values whose keys are each one integer of `numbers`, in order
     /// (``KeyEncoding/encode(_:)`` of `.int`): an import's keys to look up, its objects'
     /// numbers. Written in one pass into storage sized first: appended value by value, byte
-    /// by byte, they cost an import a tenth of its key look-up (callgrind, 1M records).
+    /// by byte, they were a fifth of an import's key look-up (callgrind, 1M records).
     public init(integerKeys numbers: [Int64]) {
         let byteCount = numbers.reduce(0) { $0 + KeyEncoding.encodedLength(ofInteger: $1) }
         var starts = [Int](repeating: 0, count: numbers.count)
