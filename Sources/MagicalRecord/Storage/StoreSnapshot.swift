@@ -126,82 +126,6 @@ final class StoreSnapshot: @unchecked Sendable {
         }
     }
 
-    /// The stored states of the objects of the concrete entity `entityName` whose
-    /// `attribute` equals one of `values`, through the index: each handed to `found` once,
-    /// in ascending object number, and each distinct value the index has no entry for to
-    /// `absent` once. An import looks up a batch's keys with the two trees found once, not
-    /// once per key; `values` may repeat (collecting a batch's keys in a set cost more
-    /// than the look-up's sort, which finds the repeats).
-    ///
-    /// A state goes to `found` as it is decoded (an array of them, sorted by value and handed
-    /// out in slices, retained every array of every state twice more).
-    func statesByIndexedValue(
-        _ entityName: String, _ attribute: String, _ values: [AttributeValue],
-        absent: (_ value: AttributeValue) throws -> Void, found: (_ state: consuming ObjectState) throws -> Void
-    ) throws(MagicalRecordError) {
-        let coder = try store.coder(for: entityName)
-        try withStoreErrors {
-            let index = try transaction.tree(StoreLayout.indexTree(entityName, attribute))
-            let records = try transaction.tree(StoreLayout.objectTree(entityName))
-            // Both trees are read in key order, so that consecutive keys share leaves. Keys
-            // are built in one buffer each: an array per key was two allocations a record.
-            var prefixes: EntryBatch
-            // The places in `values` of the distinct values, in the order of their prefixes.
-            var prefixOrder: [Int]
-            var values = values
-            if let (numericOrder, numbers) = Self.numericOrder(values) {
-                // Integers encode in numeric order (Spec K10): sorted as numbers, their
-                // prefixes are written in order, with no sort of the bytes and no copy;
-                // a repeat follows its first.
-                prefixOrder = []
-                prefixOrder.reserveCapacity(numericOrder.count)
-                var distinct: [Int64] = []
-                distinct.reserveCapacity(numericOrder.count)
-                for place in numericOrder where distinct.last != numbers[place] {
-                    prefixOrder.append(place)
-                    distinct.append(numbers[place])
-                }
-                prefixes = StoreLayout.integerIndexPrefixes(distinct)
-            } else {
-                values = Array(Set(values))
-                prefixes = EntryBatch(minimumCapacity: values.count, bytes: values.count * Self.typicalKeyBytes)
-                for value in values { prefixes.append(writingKey: { StoreLayout.appendIndexPrefix(value, to: &$0) }, value: { _ in }) }
-                prefixOrder = prefixes.keyOrder()
-                prefixes = prefixes.reordered(prefixOrder)
-            }
-            var isIndexed = [Bool](repeating: false, count: values.count)
-            var numbers: [Int64] = []
-            try index.scanEach(prefixes: prefixes) { sortedIndex, key, _ in
-                isIndexed[prefixOrder[sortedIndex]] = true
-                // The number is what follows the value's prefix, read without a tuple.
-                let number = try KeyEncoding.decodeNonNegativeInteger(UnsafeRawBufferPointer(rebasing: key[prefixes.keyLength(at: sortedIndex)...]))
-                    ?? Self.number(fromIndexKey: Array(key), entityName, attribute)
-                numbers.append(number)
-            }
-            for value in prefixOrder where !isIndexed[value] { try absent(values[value]) }
-            numbers.sort()
-            try records.getEach(StoreLayout.objectKeys(numbers)) { position, bytes in
-                guard let bytes else { return }
-                try found(try coder.decode(bytes, number: numbers[position], attributes: nil))
-            }
-        }
-    }
-
-    /// Room reserved per key in a look-up's batches: most keys are smaller.
-    private static let typicalKeyBytes = 12
-
-    /// The places of `values` in ascending numeric order, and the integers themselves,
-    /// when every one is an integer (an import's keys, as a rule); nil otherwise.
-    private static func numericOrder(_ values: [AttributeValue]) -> (order: [Int], numbers: [Int64])? {
-        var numbers: [Int64] = []
-        numbers.reserveCapacity(values.count)
-        for value in values {
-            guard case .integer(let number) = value else { return nil }
-            numbers.append(number)
-        }
-        return (KeyOrder.ascending(numbers), numbers)
-    }
-
     /// The smallest object number whose attribute at `position` equals `value` in the
     /// index of `coder`'s (concrete) entity (the first entry under the value's prefix), or
     /// nil. The attribute must be indexed.
@@ -226,7 +150,7 @@ final class StoreSnapshot: @unchecked Sendable {
     }
 
     /// The object number an index entry's key ends with.
-    private static func number(fromIndexKey key: [UInt8], _ entityName: String, _ attribute: String) throws -> Int64 {
+    static func number(fromIndexKey key: [UInt8], _ entityName: String, _ attribute: String) throws -> Int64 {
         guard let number = try KeyEncoding.decode(key).last, case .int(let value) = number else {
             throw MagicalRecordError.damagedMetadata("index \(entityName).\(attribute) holds a malformed key")
         }

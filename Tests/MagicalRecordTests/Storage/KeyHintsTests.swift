@@ -74,3 +74,97 @@ struct KeyHintsTests {
         #expect(hints.number(for: 8) == Int64(UInt32.max))
     }
 }
+
+/// The table as an answer for absent keys: once complete, a key it was told is never
+/// called absent, whatever it lost at its maximum, and it answers for nothing before.
+struct KeyTableTests {
+    /// The keys of a snapshot, in presence answers, against every key noted: a noted key
+    /// is a candidate (its last number, or as rarely as hashes collide another key's) or
+    /// unknown (its bucket lost a hint at the maximum), never absent.
+    @Test(arguments: [64, 1 << 10, 1 << 13, 1 << 16]) func aNotedKeyIsNeverAbsent(maximumSlots: Int) {
+        let hints = KeyHints(maximumSlots: maximumSlots)
+        hints.markComplete(asOf: 1)
+        var random = SplitMix64(seed: UInt64(maximumSlots) &+ 11)
+        var noted: [Int64: Int64] = [:]
+        var keyOfNumber: [Int64: Int64] = [:]
+        var counts = (absent: 0, candidate: 0, unknown: 0, other: 0)
+        // 10,000 notes, asked after in more rounds at a larger test scale.
+        let rounds = 20 * testScale
+        let notesPerRound = 10_000 / rounds
+        for round in 0..<rounds {
+            for step in 0..<notesPerRound {
+                let key = random.next() % 2 == 0 ? Int64(bitPattern: random.next()) : Int64(random.next() % 20_000)
+                let number = Int64(round * notesPerRound + step + 1)
+                hints.note(key: key, number: number)
+                noted[key] = number
+                keyOfNumber[number] = key
+            }
+            let asked = Array(noted.keys.prefix(300)) + (0..<300).map { _ in Int64(bitPattern: random.next()) }
+            hints.presence(of: asked, asOf: 1 + UInt64(round)) { place, presence in
+                let key = asked[place]
+                switch presence {
+                case .absent:
+                    #expect(noted[key] == nil, "noted key \(key) called absent")
+                    counts.absent += 1
+                case .candidate(let number):
+                    if number == noted[key] {
+                        counts.candidate += 1
+                    } else {
+                        #expect(keyOfNumber[number].map { $0 != key && noted[$0] == number } == true, "key \(key) got \(number)")
+                        counts.other += 1
+                    }
+                case .unknown: counts.unknown += 1
+                }
+            }
+        }
+        #expect(counts.candidate > 0)
+        #expect(counts.other * 100 <= counts.candidate)
+        // 10,000 keys fill every bucket of the two smallest tables.
+        if maximumSlots >= 1 << 13 { #expect(counts.absent > 0) }
+        if maximumSlots == 1 << 16 {
+            #expect(counts.unknown == 0, "under its maximum the table grows rather than lose a hint")
+        } else {
+            #expect(counts.unknown > 0, "at its maximum a full bucket loses hints")
+        }
+    }
+
+    @Test func theTableAnswersOnlyFromTheCommitItIsCompleteAsOf() {
+        let hints = KeyHints()
+        hints.note(key: 5, number: 50)
+        func answers(asOf transaction: UInt64) -> [KeyHints.Presence] {
+            var answers: [KeyHints.Presence] = []
+            hints.presence(of: [5, 6], asOf: transaction) { _, presence in answers.append(presence) }
+            return answers
+        }
+        #expect(answers(asOf: 9) == [.unknown, .unknown])
+        #expect(!hints.isComplete(asOf: 9))
+        hints.markComplete(asOf: 7)
+        #expect(answers(asOf: 6) == [.unknown, .unknown])
+        #expect(answers(asOf: 7) == [.candidate(50), .absent])
+        // Complete as of 7 already: a later mark does not narrow it.
+        hints.markComplete(asOf: 12)
+        #expect(hints.isComplete(asOf: 8))
+    }
+
+    /// A number past 32 bits is not noted: its bucket no longer answers for absent keys.
+    @Test func aKeyNotNotedMakesItsBucketUnknown() {
+        let hints = KeyHints()
+        hints.markComplete(asOf: 1)
+        hints.note(key: 7, number: Int64(UInt32.max) + 1)
+        var answer: KeyHints.Presence?
+        hints.presence(of: [7], asOf: 1) { _, presence in answer = presence }
+        #expect(answer == .unknown)
+        // Its bucket stays unknown as the table grows.
+        hints.note((1_000...Int64(20_000)).map { (key: $0, number: $0) })
+        hints.presence(of: [7], asOf: 1) { _, presence in answer = presence }
+        #expect(answer == .unknown)
+    }
+
+    @Test func aLookUpFillsTheTableOnceItHasWantedHalfTheKeys() {
+        let hints = KeyHints(maximumSlots: 1 << 12)
+        #expect(!hints.wantsFilling(keysWanted: 100, keysHeld: 1_000))
+        #expect(!hints.wantsFilling(keysWanted: 300, keysHeld: 1_000))
+        #expect(hints.wantsFilling(keysWanted: 100, keysHeld: 1_000))
+        #expect(!hints.wantsFilling(keysWanted: 10_000, keysHeld: 4_000), "more keys than half its maximum")
+    }
+}
