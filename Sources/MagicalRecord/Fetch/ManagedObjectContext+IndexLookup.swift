@@ -51,12 +51,19 @@ extension ManagedObjectContext {
 
     /// The object with integer key `wanted` through the key's hints (``KeyHints``): the
     /// record the hint names, read in `snapshot`, must hold the key. Keys are unique in
-    /// every snapshot, so it is then the one object with it, as the index would say; nil
+    /// every snapshot, so it is then the one object with it, as the index would say; no
+    /// object when the table, complete as of the snapshot, has no slot for the key; nil
     /// (ask the index) without a hint or when the record does not hold the key.
     private func probeByHint(
         _ entity: Entity, _ position: Int, _ wanted: AttributeValue, _ snapshot: StoreSnapshot, _ coder: RecordCoder
     ) throws(MagicalRecordError) -> ManagedObject?? {
-        guard let key = coder.hintedKey(wanted, at: position), let number = coder.keyHints?.number(for: key) else { return nil }
+        guard let key = coder.hintedKey(wanted, at: position), let hints = coder.keyHints else { return nil }
+        let number: Int64
+        switch hints.presence(of: key, asOf: snapshot.transaction.transactionID) {
+        case .absent: return .some(nil)
+        case .candidate(let hinted): number = hinted
+        case .unknown: return nil
+        }
         let id = ObjectID(entityName: entity.internedName, number: number)
         guard let state = try snapshot.state(of: id, coder: coder), state.attributes[position] == wanted else { return nil }
         return .some(registeredObject(id, orMadeFrom: state, of: entity))

@@ -277,6 +277,22 @@ final class KeyHints: Sendable {
         }
     }
 
+    /// What the table says of `key` in a snapshot of `transaction`: `unknown` unless the
+    /// table is complete as of the snapshot. A hint or an absence handed out counts as
+    /// answered.
+    func presence(of key: Int64, asOf transaction: UInt64) -> Presence {
+        table.withLock { table in
+            guard table.completeSince.map({ $0 <= transaction }) ?? false else {
+                guard let number = table.number(for: key) else { return .unknown }
+                table.answered += 1
+                return .candidate(number)
+            }
+            let presence = table.presence(of: key)
+            if presence != .unknown { table.answered += 1 }
+            return presence
+        }
+    }
+
     /// How many keys ahead of its probe ``presence(of:asOf:_:)`` asks for a bucket.
     private static let probesAhead = 16
 
@@ -294,7 +310,7 @@ final class KeyHints: Sendable {
         }
     }
 
-    /// How many hints were handed out (for tests).
+    /// How many hints (and absences) were handed out (for tests).
     var answeredCount: Int { table.withLock { $0.answered } }
 
     /// Slots the table has now (for tests).

@@ -80,4 +80,62 @@ import Testing
         #expect(try Self.find(7, in: stack.main) == nil)
         #expect(hints.answeredCount == before, "no hint taken with unsaved changes")
     }
+
+    /// Once the table holds every key (here: marked so while the entity had none), a key
+    /// it has no slot for is found absent by the table alone; stale hints (a changed key,
+    /// a deleted object) still fall back to the index, and a snapshot older than the
+    /// table's completeness is not answered by it.
+    @Test func aCompleteTableAnswersAnAbsentKey() throws {
+        ObjectClassRegistry.register(HintedSample.self)
+        let stack = try FetchStack()
+        let hints = try Self.hints(stack)
+        hints.markComplete(asOf: try stack.store.snapshot().transaction.transactionID)
+        var objects: [Int64: ManagedObject] = [:]
+        for key in Int64(1)...30 { objects[key] = try stack.main.insert("Sample", ["sampleID": .integer(key)]) }
+        try stack.main.saveToPersistentStore()
+        try objects[1]!.setValue(.integer(100), forKey: "sampleID")
+        try stack.main.delete(objects[2]!)
+        try stack.main.saveToPersistentStore()
+
+        var before = hints.answeredCount
+        for key in Int64(31)...60 { #expect(try Self.find(key, in: stack.root) == nil) }
+        #expect(hints.answeredCount == before + 30, "each absent key answered by the table")
+        #expect(try Self.find(1, in: stack.root) == nil, "a hint for a key changed since")
+        #expect(try Self.find(2, in: stack.root) == nil, "a hint for a deleted object")
+        #expect(try Self.find(100, in: stack.root)?.objectID == objects[1]!.objectID)
+        for key in Int64(3)...30 { #expect(try Self.find(key, in: stack.root)?.objectID == objects[key]!.objectID) }
+
+        // Complete only from a later commit on: the index answers.
+        let later = try FetchStack()
+        let laterHints = try Self.hints(later)
+        _ = try later.main.insert("Sample", ["sampleID": .integer(5)])
+        try later.main.saveToPersistentStore()
+        laterHints.markComplete(asOf: try later.store.snapshot().transaction.transactionID + 1)
+        before = laterHints.answeredCount
+        #expect(try Self.find(6, in: later.root) == nil)
+        #expect(laterHints.answeredCount == before, "no answer for a snapshot before the table's completeness")
+    }
+
+    /// The short way is taken: a reopened store's table, marked complete though it never
+    /// saw the stored key, is believed, and the index is not read.
+    @Test func anAbsentKeyIsNotLookedForInTheIndex() throws {
+        ObjectClassRegistry.register(HintedSample.self)
+        let fileSystem = MemoryFileSystem(tracksDurability: false)
+        func open() throws -> ObjectStore {
+            try ObjectStore(path: "/hints.store", model: FetchModel.model, options: StoreOptions(durability: .none, fileSystem: fileSystem))
+        }
+        do {
+            let store = try open()
+            defer { try? store.close() }
+            let (_, main) = ObjectStack(store: store).makeContexts()
+            _ = try main.insert("Sample", ["sampleID": .integer(5)])
+            try main.saveToPersistentStore()
+        }
+        let store = try open()
+        defer { try? store.close() }
+        let (root, _) = ObjectStack(store: store).makeContexts()
+        let hints = try #require(try store.coder(for: "Sample").keyHints)
+        hints.markComplete(asOf: try store.snapshot().transaction.transactionID)
+        #expect(try Self.find(5, in: root) == nil, "the table's word, not the index's")
+    }
 }
