@@ -149,8 +149,16 @@ final class KeyHints: Sendable {
         }
 
         private func isLossy(_ firstSlot: Int) -> Bool {
-            let bucket = firstSlot / ways
-            return lossyBuckets[bucket / 64] & 1 << UInt64(bucket % 64) != 0
+            Self.isSet(firstSlot / ways, in: lossyBuckets)
+        }
+
+        private static func isSet(_ bucket: Int, in bitmap: [UInt64]) -> Bool {
+            bitmap[bucket / 64] & 1 << UInt64(bucket % 64) != 0
+        }
+
+        /// Whether the table holds every key of a snapshot of `transaction`.
+        func isComplete(asOf transaction: UInt64) -> Bool {
+            completeSince.map { $0 <= transaction } ?? false
         }
 
         /// What the table knows of `key`, its completeness aside.
@@ -193,7 +201,7 @@ final class KeyHints: Sendable {
             if oldLossy.contains(where: { $0 != 0 }) {
                 for bucket in 0..<slotCount / ways {
                     let parent = bucket >> Int(oldShift - bucketShift)
-                    if oldLossy[parent / 64] & 1 << UInt64(parent % 64) != 0 { markLossy(bucket * ways) }
+                    if Self.isSet(parent, in: oldLossy) { markLossy(bucket * ways) }
                 }
             }
             // Oldest first, each to its new bucket's front: the newest end up first again.
@@ -255,7 +263,7 @@ final class KeyHints: Sendable {
 
     /// Whether the table answers for absent keys in a snapshot of `transaction`.
     func isComplete(asOf transaction: UInt64) -> Bool {
-        table.withLock { table in table.completeSince.map { $0 <= transaction } ?? false }
+        table.withLock { table in table.isComplete(asOf: transaction) }
     }
 
     /// What the table says of each key of `keys` in a snapshot of `transaction`, handed to
@@ -264,7 +272,7 @@ final class KeyHints: Sendable {
     /// probe, so that the misses of a table out of the cache overlap.
     func presence(of keys: [Int64], asOf transaction: UInt64, _ body: (Int, Presence) -> Void) {
         table.withLock { table in
-            guard table.completeSince.map({ $0 <= transaction }) ?? false else {
+            guard table.isComplete(asOf: transaction) else {
                 for index in keys.indices { body(index, .unknown) }
                 return
             }
@@ -282,7 +290,7 @@ final class KeyHints: Sendable {
     /// answered.
     func presence(of key: Int64, asOf transaction: UInt64) -> Presence {
         table.withLock { table in
-            guard table.completeSince.map({ $0 <= transaction }) ?? false else {
+            guard table.isComplete(asOf: transaction) else {
                 guard let number = table.number(for: key) else { return .unknown }
                 table.answered += 1
                 return .candidate(number)

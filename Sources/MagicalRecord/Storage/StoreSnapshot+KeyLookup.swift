@@ -39,8 +39,8 @@ extension StoreSnapshot {
             var keys: [Int64] = []
             keys.reserveCapacity(numericOrder.count)
             for place in numericOrder where keys.last != numbers[place] { keys.append(numbers[place]) }
-            if let table = try completeKeyTable(trees, wanted: keys.count) {
-                try statesThroughKeyTable(keys, table, trees, absent: absent, found: found)
+            if let (table, position) = try completeKeyTable(trees, wanted: keys.count) {
+                try statesThroughKeyTable(keys, table, position, trees, absent: absent, found: found)
             } else {
                 try statesThroughIndex(StoreLayout.integerIndexPrefixes(keys), trees, absent: { try absent(.integer(keys[$0])) }, found: found)
             }
@@ -94,21 +94,21 @@ extension StoreSnapshot {
         }
     }
 
-    /// The entity's key table when it answers for absent keys in this snapshot: it is
-    /// complete already, or the entity holds no key yet, or this look-up and those before
-    /// it have wanted enough keys to pay for reading the whole index into it once. Nil when
-    /// the attribute is not the entity's integer key, or the store is open read-only
-    /// (another process may write it).
-    private func completeKeyTable(_ trees: LookUpTrees, wanted: Int) throws -> KeyHints? {
+    /// The entity's key table, and the key's position, when the table answers for absent
+    /// keys in this snapshot: it is complete already, or the entity holds no key yet, or
+    /// this look-up and those before it have wanted enough keys to pay for reading the
+    /// whole index into it once. Nil when the attribute is not the entity's integer key,
+    /// or the store is open read-only (another process may write it).
+    private func completeKeyTable(_ trees: LookUpTrees, wanted: Int) throws -> (KeyHints, position: Int)? {
         let coder = trees.coder
         guard let table = coder.keyHints, let position = coder.integerKeyPosition,
               coder.entity.attributes[position].name == trees.attribute, !store.store.options.readOnly
         else { return nil }
         let transactionID = transaction.transactionID
-        if table.isComplete(asOf: transactionID) { return table }
+        if table.isComplete(asOf: transactionID) { return (table, position) }
         if trees.index.count == 0 {
             table.markComplete(asOf: transactionID)
-            return table
+            return (table, position)
         }
         guard table.wantsFilling(keysWanted: wanted, keysHeld: trees.index.count) else { return nil }
         var entries: [(key: Int64, number: Int64)] = []
@@ -123,7 +123,7 @@ extension StoreSnapshot {
         }
         table.note(entries)
         table.markComplete(asOf: transactionID)
-        return table
+        return (table, position)
     }
 
     /// The look-up of distinct integer keys `keys` (ascending) through the complete key
@@ -131,7 +131,7 @@ extension StoreSnapshot {
     /// its record, read in this snapshot, holds the key; every other key is looked up in
     /// the index.
     private func statesThroughKeyTable(
-        _ keys: [Int64], _ table: KeyHints, _ trees: LookUpTrees,
+        _ keys: [Int64], _ table: KeyHints, _ position: Int, _ trees: LookUpTrees,
         absent: (_ value: AttributeValue) throws -> Void, found: (_ state: consuming ObjectState) throws -> Void
     ) throws {
         var absentKeys: [Int64] = []
@@ -162,7 +162,6 @@ extension StoreSnapshot {
             runStarts.append(place)
         }
         runStarts.append(order.count)
-        let position = trees.coder.integerKeyPosition!
         try trees.records.getEach(StoreLayout.objectKeys(numbers)) { run, bytes in
             let candidates = order[runStarts[run]..<runStarts[run + 1]]
             guard let bytes else {
