@@ -301,7 +301,7 @@ final class KeyHints: Sendable {
         }
     }
 
-    /// How many keys ahead of its probe ``presence(of:asOf:_:)`` asks for a bucket.
+    /// How many keys ahead of its probe ``presence(of:asOf:_:)`` and ``note(_:)`` ask for a bucket.
     private static let probesAhead = 16
 
     /// Notes that object `number` has `key`.
@@ -310,11 +310,19 @@ final class KeyHints: Sendable {
         table.withLock { $0.note(key, number) }
     }
 
-    /// Notes each pair of `hints`, under one lock.
+    /// Notes each pair of `hints`, under one lock, each key's bucket asked for a few keys
+    /// ahead as ``presence(of:asOf:_:)`` does: a commit notes every key it writes, in no
+    /// order the table's buckets follow.
     func note(_ hints: [(key: Int64, number: Int64)]) {
         guard !hints.isEmpty else { return }
         table.withLock { table in
-            for hint in hints where hint.number > 0 { table.note(hint.key, hint.number) }
+            let ahead = Self.probesAhead
+            for index in hints.indices.prefix(ahead) { table.prefetch(hints[index].key) }
+            for index in hints.indices {
+                // A growth meanwhile makes a prefetch useless, not wrong.
+                if index + ahead < hints.count { table.prefetch(hints[index + ahead].key) }
+                if hints[index].number > 0 { table.note(hints[index].key, hints[index].number) }
+            }
         }
     }
 
