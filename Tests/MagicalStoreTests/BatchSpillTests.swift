@@ -64,7 +64,7 @@ import Testing
         #expect(scanned == reference)
         try transaction.commit()
 
-        try expectStore(at: directory, closing: store, equals: reference)
+        try Self.expectStore(at: directory, closing: store, equals: reference)
     }
 
     @Test func aRolledBackSpillLeavesTheStoreAsItWas() throws {
@@ -85,7 +85,7 @@ import Testing
         try store.write { try $0.tree("tree").putBatch(batch) }
         var expected = reference
         for (key, value) in batch { expected[key] = value }
-        try expectStore(at: directory, closing: store, equals: expected)
+        try Self.expectStore(at: directory, closing: store, equals: expected)
     }
 
     @Test func aTreeDroppedAfterSpillingFreesItsEarlyPages() throws {
@@ -164,7 +164,7 @@ import Testing
         #expect(try StoreChecker(path: path, fileSystem: faulty).run().problems == [])
     }
 
-    private func expectStore(at directory: TemporaryDirectory, closing store: Store, equals reference: [[UInt8]: [UInt8]]) throws {
+    static func expectStore(at directory: TemporaryDirectory, closing store: Store, equals reference: [[UInt8]: [UInt8]]) throws {
         #expect(try allEntries(store.read().tree("tree")) == reference)
         try store.close()
         #expect(try StoreChecker(path: directory.file()).run().problems == [])

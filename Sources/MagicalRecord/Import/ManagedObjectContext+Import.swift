@@ -221,7 +221,7 @@ extension ManagedObjectContext {
                     }
                 }
                 defer { batches.finish() }
-                try body(batches)
+                try stack.store.readingAhead { () throws(MagicalRecordError) in try body(batches) }
             }
         }
     }

@@ -155,7 +155,7 @@ struct CommitWriter {
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)
         }
-        try writer.records.putBatch(writer.coder.encodedRecords(all, at: upserts.positions))
+        try writer.records.putBatch(writer.coder.encodedRecords(all, at: upserts.positions, threads: transaction.encodingThreads))
         try writeRelationships(of: states, olds, entity: writer.coder.entity)
         writer.coder.keyHints?.note(hints)
         return []

@@ -1,14 +1,12 @@
 import Dispatch
-import Foundation
 import MagicalStore
 
 extension RecordCoder {
     /// The object-tree key and record of each state at `positions` of `states` (read where
     /// they lie), in that order, in one buffer. A commit's batch of thousands is encoded in
-    /// parts on every core: the committing thread is an import's whole time, while the
-    /// core that reads the next batch ahead is often idle.
-    func encodedRecords(_ states: [ObjectState], at positions: [Int]) -> EntryBatch {
-        let parts = positions.count < Self.statesPerPart ? 1 : min(ProcessInfo.processInfo.activeProcessorCount, 4)
+    /// parts on up to `threads` threads (at most four), the calling one among them.
+    func encodedRecords(_ states: [ObjectState], at positions: [Int], threads: Int) -> EntryBatch {
+        let parts = positions.count < Self.statesPerPart ? 1 : min(threads, 4)
         guard parts > 1 else { return encodedRecords(states, at: positions[...]) }
         var batches = [EntryBatch](repeating: EntryBatch(), count: parts)
         batches.withUnsafeMutableBufferPointer { buffer in

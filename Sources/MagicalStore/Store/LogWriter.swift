@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// Appends one transaction's frames to the end of the log (Spec sections 3 and 5).
 ///
@@ -27,6 +28,9 @@ final class LogWriter {
     /// it fails, so caching them earlier could serve stale pages).
     private(set) var writtenPages: [PageNode] = []
     var retention: PageRetention
+    /// Threads that encode a large write's leaves, the calling one among them (see
+    /// ``WriteTransaction/encodingThreads``).
+    var encodingThreads = WriteTransaction.defaultEncodingThreads
     /// Memory the pages kept under ``PageRetention/copies(upTo:)`` hold.
     private var retainedBytes = 0
     private static let flushThreshold = 4 << 20
@@ -92,7 +96,7 @@ final class LogWriter {
         var leaves: [DirtyNode] = []
         for case .dirty(let root) in references { Self.collectDirtyLeaves(root, into: &leaves) }
         var written: [ObjectIdentifier: UInt64] = [:]
-        if leaves.count >= Self.parallelLeafThreshold {
+        if leaves.count >= Self.parallelLeafThreshold, encodingThreads > 1 {
             written = try writeLeavesInParallel(leaves)
         }
         return try references.map { try writeNode($0, written: written) }
@@ -137,8 +141,8 @@ final class LogWriter {
         }
     }
 
-    /// Encodes and frames `leaves` a round at a time on every core, then appends the frames
-    /// in order; returns each leaf's page offset.
+    /// Encodes and frames `leaves` a round at a time on ``encodingThreads`` threads, then
+    /// appends the frames in order; returns each leaf's page offset.
     private func writeLeavesInParallel(_ leaves: [DirtyNode]) throws -> [ObjectIdentifier: UInt64] {
         var offsets: [ObjectIdentifier: UInt64] = [:]
         offsets.reserveCapacity(leaves.count)
@@ -153,8 +157,14 @@ final class LogWriter {
                 let results = UncheckedSendable(results)
                 let nodes = UncheckedSendable(round)
                 let encoder = UncheckedSendable(self)
-                DispatchQueue.concurrentPerform(iterations: round.count) { index in
-                    encoder.value.encodeLeaf(nodes.value[index].entries, into: &results.value[index])
+                // Each thread takes the next leaf not taken: leaves differ in cost.
+                let next = Atomic(0)
+                DispatchQueue.concurrentPerform(iterations: min(encodingThreads, round.count)) { _ in
+                    while true {
+                        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                        guard index < nodes.value.count else { return }
+                        encoder.value.encodeLeaf(nodes.value[index].entries, into: &results.value[index])
+                    }
                 }
             }
             for index in round.indices {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The store's one write transaction (Spec section 5). It sees the latest commit plus its
 /// own changes; nothing it does is visible to others until ``commit()`` returns. Ending
 /// it without committing (``rollback()``, or releasing it) discards everything.
@@ -27,6 +29,20 @@ public final class WriteTransaction {
     deinit {
         if isActive { endWithoutCommit() }
     }
+
+    /// Threads that encode and compress the transaction's changed leaves once there are
+    /// many (its batches' early pages and its commit), the calling one among them; 1
+    /// encodes them all on the calling thread. Every core by default. A writer whose
+    /// process keeps other cores busy meanwhile (an import reading its next batch) lowers
+    /// it: threads beyond the idle cores only take turns with the busy ones.
+    public var encodingThreads = WriteTransaction.defaultEncodingThreads {
+        didSet {
+            encodingThreads = max(1, encodingThreads)
+            earlyWriter?.encodingThreads = encodingThreads
+        }
+    }
+
+    static var defaultEncodingThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// The id the commit will have.
     public var transactionID: UInt64 { base.transaction + 1 }
@@ -97,6 +113,7 @@ public final class WriteTransaction {
             file: file, transaction: transactionID, position: base.end, compression: store.options.compression,
             lz4Acceleration: LZ4.Acceleration.commit, packsLeaves: store.options.packsLeaves, retention: .copies(upTo: store.options.cacheBytes / 4)
         )
+        writer.encodingThreads = encodingThreads
         earlyWriter = writer
         return writer
     }
@@ -186,6 +203,7 @@ public final class WriteTransaction {
         // The copies the commit writes are all cached, with its branches (of the pages
         // written before it, copies up to a limit).
         writer.retention = .copiesAndBranches
+        writer.encodingThreads = encodingThreads
         for load in loads where !load.isLoaded { space.freed += load.bytesWritten }
         let full = store.options.durability == .full
         var syncing = false

@@ -59,8 +59,8 @@ import MagicalStore
         }
     }
 
-    @Test(arguments: [0, 1, RecordCoder.statesPerPart - 1, RecordCoder.statesPerPart, 10_001])
-    func aBatchEncodedInPartsEqualsOneByOne(count: Int) throws {
+    @Test(arguments: [0, 1, RecordCoder.statesPerPart - 1, RecordCoder.statesPerPart, 10_001], [1, 3, 8])
+    func aBatchEncodedInPartsEqualsOneByOne(count: Int, threads: Int) throws {
         let coder = try coder()
         let entity = try #require(Self.model.entity(named: "Note"))
         let states = (0..<count).map { index in
@@ -68,7 +68,7 @@ import MagicalStore
             state.attributes = [.integer(Int64(index)), .string("title \(index)"), index % 3 == 0 ? .null : .string("body"), .double(Double(index) / 7), .null, .bool(index % 2 == 0)]
             return state
         }
-        let records = coder.encodedRecords(states, at: Array(states.indices))
+        let records = coder.encodedRecords(states, at: Array(states.indices), threads: threads)
         #expect(records.count == count)
         for (index, state) in states.enumerated() {
             #expect(records[index].key == StoreLayout.objectKey(state.id.number))

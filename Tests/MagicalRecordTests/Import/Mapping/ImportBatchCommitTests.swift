@@ -26,6 +26,22 @@ import Testing
         #expect(try stack.count("Label", in: stack.main) == 250)
     }
 
+    /// While the next batch is read on a thread of its own, a commit leaves that thread
+    /// its core: its records and leaves are encoded on the other cores (on the committing
+    /// thread alone with two), and on every core again once the import is over.
+    @Test func commitsLeaveACoreToTheThreadReadingAhead() throws {
+        let stack = try ImportStack()
+        let store = stack.root.stack.store
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        #expect(store.commitEncodingThreads == cores)
+        var duringCommits: [Int] = []
+        try stack.root.importRecords(
+            from: Data(records(250).utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true)
+        ) { _ in duringCommits.append(store.commitEncodingThreads) }
+        #expect(duringCommits == [Int](repeating: max(1, cores - 1), count: 3))
+        #expect(store.commitEncodingThreads == cores)
+    }
+
     @Test func laterBatchesFindWhatEarlierOnesCommitted() throws {
         let stack = try ImportStack()
         let text = "[" + (0..<30).map { #"{"labelID": \#($0 % 10), "title": "T\#($0)", "artists": [\#($0 % 4)]}"# }.joined(separator: ",") + "]"
