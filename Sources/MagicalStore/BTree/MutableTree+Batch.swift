@@ -94,7 +94,7 @@ extension MutableTree {
     }
 
     /// Leaves a batch changes between two spills: about 4 MiB of pages at 16 KiB, enough to
-    /// encode on every core at once.
+    /// encode on several threads at once.
     static let leavesPerSpill = 256
 
     /// Writes the dirty subtrees left of `key`'s path as early pages (Spec F20): the batch's

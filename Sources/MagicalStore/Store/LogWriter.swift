@@ -84,7 +84,8 @@ final class LogWriter {
 
     /// Writes a dirty subtree bottom-up, children and overflow values before their parent
     /// (F18), and returns the subtree's page offset. A large subtree's leaves are encoded and
-    /// compressed on every core first, then appended in key order, then its branches.
+    /// compressed first (on ``encodingThreads`` threads), then appended in key order, then
+    /// its branches.
     func writeSubtree(_ reference: ChildReference) throws -> UInt64 {
         try writeSubtrees([reference])[0]
     }
