@@ -83,14 +83,16 @@ final class ImportKeyLookup {
         transactionID = now
         var again: Wanted = [:]
         for (entityName, (keys, key)) in wanted {
-            let committed = commit.known[entityName] ?? [:]
+            var committed = commit.known[entityName] ?? [:]
             var table = known.removeValue(forKey: entityName) ?? [:]
             // The table walked in place (most of its keys are absent ones), the commit's
             // table probed: a probe per key of each was twice the work.
             var stale = Set<AttributeValue>()
             for (key, answer) in table where commit.wrote(answer) { stale.insert(key) }
             if !committed.isEmpty {
-                for key in keys where committed[key].map(commit.wrote) == true { stale.insert(key) }
+                Self.probeAhead(keys, in: &committed) { key, answer in
+                    if answer.map(commit.wrote) == true { stale.insert(key) }
+                }
             }
             for key in stale { table.removeValue(forKey: key) }
             known[entityName] = table
@@ -108,15 +110,15 @@ final class ImportKeyLookup {
     func overlay(_ pending: ImportCommit, writing written: [ObjectState], as transaction: UInt64, _ wanted: Wanted) {
         transactionID = transaction
         for (entityName, (keys, _)) in wanted {
-            let committed = pending.known[entityName] ?? [:]
+            var committed = pending.known[entityName] ?? [:]
             var table = known.removeValue(forKey: entityName) ?? [:]
             var changed: [(key: AttributeValue, id: ObjectID)] = []
             for (key, answer) in table {
                 if case .object(let id) = answer, pending.writesRecord(of: id) { changed.append((key, id)) }
             }
             if !committed.isEmpty {
-                for key in keys {
-                    if case .object(let id)? = committed[key], pending.writesRecord(of: id) { changed.append((key, id)) }
+                Self.probeAhead(keys, in: &committed) { key, answer in
+                    if case .object(let id)? = answer, pending.writesRecord(of: id) { changed.append((key, id)) }
                 }
             }
             for (key, id) in changed {
@@ -128,6 +130,18 @@ final class ImportKeyLookup {
                 stored.append(state)
             }
             known[entityName] = table
+        }
+    }
+
+    /// What `table` says of each of `keys`, each key's slot loaded a few keys ahead of its
+    /// probe: the batch before's table is out of the cache, and a batch probes it for
+    /// every key (a twentieth of an import's reading thread waited on it).
+    private static func probeAhead(_ keys: [AttributeValue], in table: inout KeyTable, _ body: (AttributeValue, IndexedKey?) -> Void) {
+        let ahead = ImportKeyTable.probesAhead
+        for index in keys.indices.prefix(ahead) { table.prefetch(forKey: keys[index]) }
+        for index in keys.indices {
+            if index + ahead < keys.count { table.prefetch(forKey: keys[index + ahead]) }
+            body(keys[index], table[keys[index]])
         }
     }
 
