@@ -529,6 +529,8 @@ private struct DirectBatch {
     let transactionID: UInt64
     /// The entities of `known`'s tables, by place.
     let tableEntities: [Entity]
+    /// Per entity of `tableEntities`, what a new object of it starts from.
+    private let templates: [NewObjectTemplate]
     /// Per entity of `tableEntities`: by key, the object found in the store or made in this
     /// batch, or that the store lacks the key. By place, not by name: a record probes two
     /// tables, and hashing the names cost as much as the probes.
@@ -557,6 +559,7 @@ private struct DirectBatch {
     init(_ lookup: ImportKeyLookup, tableEntities: [Entity], store: ObjectStore, capacity: Int) {
         self.store = store
         self.tableEntities = tableEntities
+        templates = tableEntities.map { NewObjectTemplate($0) }
         transactionID = lookup.transactionID
         var tables: [String: ImportKeyLookup.KeyTable]
         (tables, stored) = lookup.take()
@@ -587,12 +590,11 @@ private struct DirectBatch {
                 hasAbsentKey = keyPosition != nil
             }
         }
-        let entity = tableEntities[table]
-        let id = ObjectID(entityName: entity.internedName, number: store.allocateNumber())
+        let id = ObjectID(entityName: templates[table].internedName, number: store.allocateNumber())
         let state = if let keyPosition, let key {
-            ObjectState(id: id, entity: entity, setting: key, at: keyPosition)
+            templates[table].state(id, setting: key, at: keyPosition)
         } else {
-            ObjectState(id: id, entity: entity)
+            templates[table].state(id)
         }
         result.created += 1
         let index = append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey, ownsAttributes: keyPosition != nil && key != nil))

@@ -67,18 +67,6 @@ struct ObjectState: Sendable, Equatable {
         relationships[position] = .added(targets)
     }
 
-    /// A new object whose attribute at `position` is `value`, the others at their defaults.
-    /// Its attributes are built in place, in storage of their own: writing into the
-    /// entity's shared defaults copied them through the runtime's generic witnesses first
-    /// (callgrind: 780 instructions for 7 attributes).
-    init(id: ObjectID, entity: Entity, setting value: AttributeValue, at position: Int) {
-        self.id = id
-        attributes = []
-        attributes.reserveCapacity(entity.defaultAttributes.count)
-        for place in entity.defaultAttributes.indices { attributes.append(place == position ? value : entity.defaultAttributes[place]) }
-        relationships = entity.emptyRelationships
-    }
-
     init(id: ObjectID, attributes: [AttributeValue], relationships: [RelationshipState]) {
         self.id = id
         self.attributes = attributes

@@ -1,0 +1,34 @@
+/// What a new object of one entity starts from, as values an import batch holds itself:
+/// read from the entity for every object made, the entity's fields cost a cache miss each
+/// time (7% of the reading thread in `perf`: its release, or with it unretained, the next
+/// read of its fields). With the batch's own copies the import ran 5% faster (five
+/// alternating pairs of 1M-record runs).
+struct NewObjectTemplate {
+    let internedName: Unmanaged<InternedName>
+    private let defaultAttributes: [AttributeValue]
+    private let emptyRelationships: [RelationshipState]
+
+    init(_ entity: Entity) {
+        internedName = entity.internedName
+        // Copied element by element into storage of the batch's own (an array made from
+        // the whole of another shares its storage).
+        defaultAttributes = entity.defaultAttributes.map { $0 }
+        emptyRelationships = entity.emptyRelationships.map { $0 }
+    }
+
+    /// A new object `id`: every attribute at its default, no relationships.
+    func state(_ id: ObjectID) -> ObjectState {
+        ObjectState(id: id, attributes: defaultAttributes, relationships: emptyRelationships)
+    }
+
+    /// A new object `id` whose attribute at `position` is `value`, the others at their
+    /// defaults. Its attributes are built in place, in storage of their own: writing into
+    /// the shared defaults copied them through the runtime's generic witnesses first
+    /// (callgrind: 780 instructions for 7 attributes).
+    func state(_ id: ObjectID, setting value: AttributeValue, at position: Int) -> ObjectState {
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(defaultAttributes.count)
+        for place in defaultAttributes.indices { attributes.append(place == position ? value : defaultAttributes[place]) }
+        return ObjectState(id: id, attributes: attributes, relationships: emptyRelationships)
+    }
+}
