@@ -184,7 +184,8 @@ extension ManagedObjectContext {
     /// another thread, one ahead: the next batch's JSON is parsed, and a batch `direct`
     /// takes converted and built by `builder` (else its keys looked up in the store), while
     /// `body` commits the one before. The batch sources and `bytesRead` run on that thread
-    /// only, and not after this returns.
+    /// (the second batch's on one beside it, see ``EarlyRead``), one call at a time, and not
+    /// after this returns.
     private func readingAhead(
         _ direct: DirectImporter?, _ builder: AheadBuilder?, bytesRead: () -> Int?, planBatch: PlanBatch?,
         nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
@@ -192,33 +193,54 @@ extension ManagedObjectContext {
     ) throws(MagicalRecordError) {
         try withoutActuallyEscaping(nextBatch) { (nextBatch) throws(MagicalRecordError) in
             try withoutActuallyEscaping(bytesRead) { (bytesRead) throws(MagicalRecordError) in
+                // Reads the next batch: records, or for the direct path their plan, not built.
+                let read = { () throws(MagicalRecordError) -> ReadBatch? in
+                    if let direct, let planned = try planBatch?(direct) {
+                        guard planned.recordCount > 0 else { return nil }
+                        return ReadBatch(content: .planned(planned), count: planned.recordCount, bytesRead: bytesRead())
+                    }
+                    guard let records = try nextBatch() else { return nil }
+                    guard let direct, direct.accepts(records) else {
+                        // The object path's commit is not one a batch can be built on.
+                        builder?.stop()
+                        return ReadBatch(content: .records(records), count: records.count, bytesRead: bytesRead())
+                    }
+                    let planned = direct.plan(records)
+                    return ReadBatch(content: .planned(planned), count: planned.recordCount, bytesRead: bytesRead())
+                }
+                // A planned batch built by `builder`, or else its keys looked up.
+                let build = { (batch: ReadBatch) -> ReadBatch in
+                    guard case .planned(var planned) = batch.content else { return batch }
+                    if let ahead = builder?.build(&planned) {
+                        return ReadBatch(content: .built(ahead), count: batch.count, bytesRead: batch.bytesRead)
+                    }
+                    if planned.lookup == nil { direct?.lookUpAhead(&planned) }
+                    return ReadBatch(content: .planned(planned), count: batch.count, bytesRead: batch.bytesRead)
+                }
                 var hasFailed = false
+                var isFirst = true
+                // The second batch, read while the first builds (see ``EarlyRead``).
+                var second: EarlyRead<ReadBatch>?
                 let batches = ReadAhead<ReadBatch> {
                     guard !hasFailed else { return nil }
                     do throws(MagicalRecordError) {
-                        var planned: DirectImporter.PlannedBatch
-                        if let direct, let inPlace = try planBatch?(direct) {
-                            guard inPlace.recordCount > 0 else { return nil }
-                            planned = inPlace
+                        let batch: ReadBatch?
+                        if let early = second {
+                            second = nil
+                            batch = try early.take()
                         } else {
-                            guard let records = try nextBatch() else { return nil }
-                            guard let direct, direct.accepts(records) else {
-                                // The object path's commit is not one a batch can be built on.
-                                builder?.stop()
-                                return ReadBatch(content: .records(records), count: records.count, bytesRead: bytesRead())
-                            }
-                            planned = direct.plan(records)
+                            batch = try read()
                         }
-                        let (count, bytes) = (planned.recordCount, bytesRead())
-                        if let ahead = builder?.build(&planned) {
-                            return ReadBatch(content: .built(ahead), count: count, bytesRead: bytes)
-                        }
-                        if planned.lookup == nil { direct?.lookUpAhead(&planned) }
-                        return ReadBatch(content: .planned(planned), count: count, bytesRead: bytes)
+                        guard let batch else { return nil }
+                        if isFirst, builder != nil, case .planned = batch.content { second = EarlyRead(read) }
+                        isFirst = false
+                        return build(batch)
                     } catch {
                         hasFailed = true
                         return ReadBatch(content: .failed(error), count: 0, bytesRead: nil)
                     }
+                } whenDone: {
+                    second?.wait()
                 }
                 defer { batches.finish() }
                 try stack.store.readingAhead { () throws(MagicalRecordError) in try body(batches) }

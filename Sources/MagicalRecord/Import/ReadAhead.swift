@@ -6,13 +6,15 @@ import Synchronization
 /// commits one batch, the next is read and converted on the other core.
 ///
 /// `produce` runs on that thread only, one call at a time, and never after ``finish()``
-/// returns; nil from it ends the items. The consumer (one thread) calls ``next()`` until
+/// returns; nil from it ends the items. `whenDone`, if given, runs on that thread after
+/// the last call of `produce` (the end, or a stop), before ``finish()`` returns. The consumer (one thread) calls ``next()`` until
 /// it gives nil or it stops early, and then ``finish()``, which waits for the producer.
 final class ReadAhead<Item>: @unchecked Sendable {
     /// Let go of by the producer before it signals `done`: a caller may lend a closure it
     /// must have back (`withoutActuallyEscaping`) when ``finish()`` returns, while the
     /// producer's thread may still hold this object a moment longer.
     private var produce: (() -> Item?)?
+    private var whenDone: (() -> Void)?
     /// The item handed over: written by the producer before it signals `filled`, read by
     /// the consumer after it waits on it (the semaphores order the accesses).
     private var slot: Item?
@@ -29,8 +31,9 @@ final class ReadAhead<Item>: @unchecked Sendable {
     private let spentLock = NSLock()
 
     /// Starts producing the first item at once.
-    init(_ produce: @escaping () -> Item?) {
+    init(_ produce: @escaping () -> Item?, whenDone: (() -> Void)? = nil) {
         self.produce = produce
+        self.whenDone = whenDone
         wanted.signal()
         // A thread of its own: the consumer waits for it, so it must start even when
         // the shared pool is busy (perhaps with importers waiting likewise).
@@ -49,7 +52,9 @@ final class ReadAhead<Item>: @unchecked Sendable {
             filled.signal()
             if item == nil { break }
         }
+        whenDone?()
         produce = nil
+        whenDone = nil
         done.signal()
     }
 

@@ -103,6 +103,41 @@ import Testing
         #expect(offsets.first.map { $0 < ends[1] } == true, "\(offsets) against \(ends)")
     }
 
+    /// The second batch is read while the first is built (``EarlyRead``): a JSON error in
+    /// it still comes after the first batch is committed, as if read in turn.
+    @Test func aJSONErrorInTheSecondBatchComesAfterTheFirstIsCommitted() throws {
+        let stack = try ImportStack()
+        let text = records(250).replacingOccurrences(of: #"{"labelID": 130,"#, with: #"{"labelID": 130,,"#)
+        var progress: [ImportProgress] = []
+        let failure = importFailure { () throws(MagicalRecordError) in
+            try stack.root.importRecords(
+                from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true)
+            ) { progress.append($0) }
+        }
+        guard case .json? = failure?.reason else {
+            Issue.record("expected a JSON error, got \(String(describing: failure))")
+            return
+        }
+        #expect(failure?.recordsCommitted == 100)
+        #expect(try stack.count("Label", in: stack.root) == 100)
+        #expect(progress.map(\.recordsRead) == [100])
+    }
+
+    /// A first batch that fails stops the import while the second is being read: nothing
+    /// is committed, and a second import on the same context runs as usual.
+    @Test func aFailingFirstBatchStopsTheImportWhileTheSecondIsRead() throws {
+        let stack = try ImportStack()
+        let options = ImportOptions(batchSize: 100, commitsEachBatch: true)
+        let failure = importFailure { () throws(MagicalRecordError) in
+            try stack.root.importRecords(from: Data(records(250, badAt: 30).utf8), entityName: "Label", options: options)
+        }
+        #expect(failure?.recordIndex == 30 && failure?.recordsCommitted == 0)
+        #expect(try stack.count("Label", in: stack.root) == 0)
+        let result = try stack.root.importRecords(from: Data(records(250).utf8), entityName: "Label", options: options)
+        #expect(result.created == 250)
+        #expect(try stack.count("Label", in: stack.root) == 250)
+    }
+
     /// Many small commits of scattered keys rewrite most tree pages each time: the
     /// import compacts once the superseded pages outweigh the live ones.
     @Test func anImportThatLeftMostlyDeadPagesCompactsTheStore() throws {

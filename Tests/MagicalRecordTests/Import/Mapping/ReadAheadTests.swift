@@ -97,6 +97,29 @@ import Testing
         #expect(threads.allSatisfy { producerThreads.contains($0) })
     }
 
+    /// `whenDone` runs once, on the producer's thread, after its last call and before
+    /// `finish` returns: at the end of the items and when finished early.
+    @Test(arguments: [0, 1, 2, 7])
+    func whenDoneRunsOnceAfterTheLastItemBeforeFinishReturns(consumed: Int) {
+        let producer = Producer(limit: 5)
+        let calls = Mutex<[(thread: UInt, made: Int)]>([])
+        let items = ReadAhead { producer.produce() } whenDone: {
+            calls.withLock { $0.append((UInt(pthread_self()), producer.made.load(ordering: .relaxed))) }
+        }
+        for _ in 0..<consumed { _ = items.next() }
+        items.finish()
+        let made = producer.made.load(ordering: .relaxed)
+        let done = calls.withLock { $0 }
+        #expect(done.count == 1)
+        #expect(done.first?.made == made, "nothing produced after it")
+        // The producer's thread (which a finish before its first call leaves without calls).
+        #expect(done.first.map { $0.thread != UInt(pthread_self()) } ?? false)
+        let producerThreads = producer.threads.withLock { $0 }
+        #expect(done.first.map { producerThreads.isEmpty || producerThreads.contains($0.thread) } ?? false)
+        Thread.sleep(forTimeInterval: 0.01)
+        #expect(calls.withLock { $0.count } == 1)
+    }
+
     @Test func anEmptySourceEndsAtOnce() {
         let items = ReadAhead<Int> { nil }
         #expect(items.next() == nil)
