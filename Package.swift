@@ -29,10 +29,12 @@ let package = Package(
         .target(name: "CCRC32C"),
         // Cache prefetch hints for batch loops (`__builtin_prefetch`, which Swift lacks).
         .target(name: "CPrefetch"),
+        // Starting a file's writeback without waiting (`sync_file_range`, which Swift's Glibc lacks).
+        .target(name: "CWriteback"),
         // The storage engine: pages, the log, copy-on-write B+trees. Knows nothing of entities.
         .target(
             name: "MagicalStore",
-            dependencies: ["CLZ4", "CZstd", "CCRC32C"]
+            dependencies: ["CLZ4", "CZstd", "CCRC32C", "CWriteback"]
         ),
         // The object layer: models, contexts, fetching, import, migration. On top of MagicalStore.
         .target(

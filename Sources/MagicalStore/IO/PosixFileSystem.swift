@@ -1,3 +1,4 @@
+import CWriteback
 import Synchronization
 
 #if canImport(Glibc)
@@ -124,6 +125,13 @@ final class PosixFile: StorageFile, @unchecked Sendable {
         guard fdatasync(descriptor) == 0 else {
             throw StoreError.io(operation: "fdatasync", path: path, errno: errno)
         }
+    }
+
+    func startWriteback(at offset: UInt64, count: UInt64) {
+        guard !closed.load(ordering: .acquiring), count > 0,
+              let start = Int64(exactly: offset), let length = Int64(exactly: count) else { return }
+        // A failure costs only the head start: the next sync writes the bytes anyway.
+        _ = mr_start_writeback(descriptor, start, length)
     }
 
     func truncate(to size: UInt64) throws {

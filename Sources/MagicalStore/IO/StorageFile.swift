@@ -15,6 +15,10 @@ public protocol StorageFile: AnyObject, Sendable {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws
     /// Makes every write so far durable (`fdatasync`).
     func sync() throws
+    /// Starts writing `count` bytes at `offset` to the device without waiting: a hint, so
+    /// that the next ``sync()`` finds them written or on their way rather than all to do.
+    /// Nothing it starts is durable before a sync; it cannot fail.
+    func startWriteback(at offset: UInt64, count: UInt64)
     /// Sets the file's size, dropping bytes past it.
     func truncate(to size: UInt64) throws
     /// The file's current size in bytes.
@@ -51,6 +55,9 @@ public protocol StorageFileSystem: Sendable {
 }
 
 extension StorageFile {
+    /// Nothing: a file that is not on a device (in memory, in tests) has nothing to start.
+    public func startWriteback(at offset: UInt64, count: UInt64) {}
+
     /// Reads exactly `count` bytes at `offset`, or fewer only at the end of the file.
     func read(count: Int, at offset: UInt64) throws -> [UInt8] {
         // Straight into new storage: zeroing it first was a fortieth of reading a page.

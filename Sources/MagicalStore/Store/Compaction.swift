@@ -38,6 +38,7 @@ extension Store {
                 position: FileFormat.headerRegionSize, compression: options.compactionCompression ?? options.compression,
                 lz4Acceleration: LZ4.Acceleration.settled, packsLeaves: options.packsLeaves, retention: .none
             )
+            writer.startsWritebackOnFlush = syncing
             let catalog = try copyTrees(of: ReadTransaction(reader: snapshot, commit: base), with: writer)
             let record = CommitRecord(
                 catalogRoot: catalog.root, catalogCount: catalog.count, previousCommit: 0, durableThrough: 0,

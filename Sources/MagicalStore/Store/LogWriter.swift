@@ -31,6 +31,10 @@ final class LogWriter {
     /// Threads that encode a large write's leaves, the calling one among them (see
     /// ``WriteTransaction/encodingThreads``).
     var encodingThreads = WriteTransaction.defaultEncodingThreads
+    /// Whether each flush starts the writeback of what it wrote (``StorageFile/startWriteback(at:count:)``):
+    /// for a file synced once at the end (a compaction's), whose sync then waits for the
+    /// last few megabytes only, not the whole file (21 ms against 2 for a 1M-record store).
+    var startsWritebackOnFlush = false
     /// Memory the pages kept under ``PageRetention/copies(upTo:)`` hold.
     private var retainedBytes = 0
     private static let flushThreshold = 4 << 20
@@ -78,6 +82,7 @@ final class LogWriter {
     func flush() throws {
         guard !buffer.isEmpty else { return }
         try file.file.write(buffer, at: bufferStart)
+        if startsWritebackOnFlush { file.file.startWriteback(at: bufferStart, count: UInt64(buffer.count)) }
         bufferStart += UInt64(buffer.count)
         buffer.removeAll(keepingCapacity: true)
     }
