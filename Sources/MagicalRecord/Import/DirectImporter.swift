@@ -481,9 +481,9 @@ struct DirectImporter {
     }
 
     private func apply(_ plan: RecordPlan, of planned: PlannedBatch, to batch: inout DirectBatch, result: inout ImportResult) throws(MagicalRecordError) {
-        let index = batch.object(table: 0, keyedBy: keyPosition, key: plan.key, result: &result)
         // By index, not over slices: a slice retained the batch's array for every record.
-        batch.setAttributes(of: index, planned.attributes, plan.attributes)
+        let (index, unset) = batch.object(table: 0, keyedBy: keyPosition, key: plan.key, setting: planned.attributes, plan.attributes, result: &result)
+        batch.setAttributes(of: index, planned.attributes, unset)
         for place in plan.targets {
             let link = links[Int(planned.targets[place].link)]
             let target = planned.targets[place].key.map {
@@ -574,6 +574,17 @@ private struct DirectBatch {
     /// `tableEntities` (found, or made earlier in the batch), else of a new one.
     /// `keyPosition`: the key attribute's position.
     mutating func object(table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, result: inout ImportResult) -> Int {
+        object(table: table, keyedBy: keyPosition, key: key, setting: [], 0..<0, result: &result).index
+    }
+
+    /// ``object(table:keyedBy:key:result:)``, a new object made with `values[range]` set
+    /// too, in the one pass that makes its attributes (made first and then set, its
+    /// attributes were written twice). Returns the place in `entries`, and the values not
+    /// set yet: all of them for an object found, those out of position order for one made.
+    mutating func object(
+        table: Int, keyedBy keyPosition: Int?, key: AttributeValue?, setting values: [DirectImporter.PlannedAttribute], _ range: Range<Int>,
+        result: inout ImportResult
+    ) -> (index: Int, unset: Range<Int>) {
         // One probe finds the key's answer and where its state is; a new object is
         // recorded in its place.
         var found: (slot: Int, answer: IndexedKey, location: Int32)?
@@ -584,20 +595,26 @@ private struct DirectBatch {
             case .object(let id):
                 if let index = touch(id, location: found.location, table: table, slot: found.slot) {
                     if entries[index].isStored { entries[index].isFound = true }
-                    return index
+                    return (index, range)
                 }
             case .absent:
                 hasAbsentKey = keyPosition != nil
             }
         }
         let id = ObjectID(entityName: templates[table].internedName, number: store.allocateNumber())
-        let state = if let keyPosition, let key {
-            templates[table].state(id, setting: key, at: keyPosition)
+        let keyValue = keyPosition.flatMap { position in key.map { (position: position, value: $0) } }
+        var unset = range
+        let state: ObjectState
+        if range.isEmpty && keyValue == nil {
+            state = templates[table].state(id)
         } else {
-            templates[table].state(id)
+            let attributes: [AttributeValue]
+            (attributes, unset) = Self.attributes(templates[table].defaultAttributes, key: keyValue, values, range)
+            state = ObjectState(id: id, attributes: attributes, relationships: templates[table].emptyRelationships)
         }
         result.created += 1
-        let index = append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey, ownsAttributes: keyPosition != nil && key != nil))
+        // Attributes built here are the object's own; the template's are shared.
+        let index = append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey, ownsAttributes: !range.isEmpty || keyValue != nil))
         if keyPosition != nil, let key {
             if let found {
                 known[table][slot: found.slot] = .object(id)
@@ -606,7 +623,30 @@ private struct DirectBatch {
                 known[table].set(key, .object(id), location: Self.location(ofEntry: index))
             }
         }
-        return index
+        return (index, unset)
+    }
+
+    /// A new object's attributes, in storage of their own: each position takes the next
+    /// of `values[range]` when that is its value (planned in position order, as mappings
+    /// list attributes), else `key`'s value at its position, else its default. Returns
+    /// them with the values left (out of order), to be written after.
+    private static func attributes(
+        _ defaults: [AttributeValue], key: (position: Int, value: AttributeValue)?, _ values: [DirectImporter.PlannedAttribute], _ range: Range<Int>
+    ) -> ([AttributeValue], unset: Range<Int>) {
+        var place = range.lowerBound
+        var attributes: [AttributeValue] = []
+        attributes.reserveCapacity(defaults.count)
+        for position in defaults.indices {
+            if place < range.upperBound, Int(values[place].position) == position {
+                attributes.append(values[place].value)
+                place += 1
+            } else if let key, key.position == position {
+                attributes.append(key.value)
+            } else {
+                attributes.append(defaults[position])
+            }
+        }
+        return (attributes, place..<range.upperBound)
     }
 
     /// A key's location in `known` for entry `index`: the look-up's (0 and up) are

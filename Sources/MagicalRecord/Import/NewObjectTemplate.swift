@@ -5,8 +5,8 @@
 /// alternating pairs of 1M-record runs).
 struct NewObjectTemplate {
     let internedName: Unmanaged<InternedName>
-    private let defaultAttributes: [AttributeValue]
-    private let emptyRelationships: [RelationshipState]
+    let defaultAttributes: [AttributeValue]
+    let emptyRelationships: [RelationshipState]
 
     init(_ entity: Entity) {
         internedName = entity.internedName
@@ -19,16 +19,5 @@ struct NewObjectTemplate {
     /// A new object `id`: every attribute at its default, no relationships.
     func state(_ id: ObjectID) -> ObjectState {
         ObjectState(id: id, attributes: defaultAttributes, relationships: emptyRelationships)
-    }
-
-    /// A new object `id` whose attribute at `position` is `value`, the others at their
-    /// defaults. Its attributes are built in place, in storage of their own: writing into
-    /// the shared defaults copied them through the runtime's generic witnesses first
-    /// (callgrind: 780 instructions for 7 attributes).
-    func state(_ id: ObjectID, setting value: AttributeValue, at position: Int) -> ObjectState {
-        var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(defaultAttributes.count)
-        for place in defaultAttributes.indices { attributes.append(place == position ? value : defaultAttributes[place]) }
-        return ObjectState(id: id, attributes: attributes, relationships: emptyRelationships)
     }
 }

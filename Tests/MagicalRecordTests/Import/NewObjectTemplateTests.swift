@@ -1,7 +1,7 @@
 import Testing
 @testable import MagicalRecord
 
-/// A template makes the same new object as the entity's own defaults do, in storage the
+/// A template makes the same new object as the entity's own defaults do, from storage the
 /// entity does not share.
 @Suite struct NewObjectTemplateTests {
     static let model = try! ObjectModel(entities: [
@@ -24,18 +24,6 @@ import Testing
         let id = ObjectID(entityName: template.internedName, number: 7)
         #expect(id.entityName == "Note")
         #expect(template.state(id) == ObjectState(id: id, entity: entity))
-    }
-
-    @Test(arguments: [0, 1, 2])
-    func setsOneAttributeAndDefaultsTheRest(position: Int) throws {
-        let entity = try #require(Self.model.entity(named: "Note"))
-        let id = ObjectID(entityName: "Note", number: 3)
-        var expected = ObjectState(id: id, entity: entity)
-        expected.attributes[position] = .integer(42)
-        #expect(NewObjectTemplate(entity).state(id, setting: .integer(42), at: position) == expected)
-        // The entity's defaults are untouched.
-        #expect(ObjectState(id: id, entity: entity).attributes == entity.defaultAttributes)
-        #expect(entity.defaultAttributes[1] == .string("untitled"))
     }
 
     @Test func sharesNoStorageWithTheEntity() throws {
