@@ -626,24 +626,25 @@ private struct DirectBatch {
         return (index, unset)
     }
 
-    /// A new object's attributes, in storage of their own: each position takes the next
+    /// Attributes in storage of their own, made in one pass: each position takes the next
     /// of `values[range]` when that is its value (planned in position order, as mappings
-    /// list attributes), else `key`'s value at its position, else its default. Returns
-    /// them with the values left (out of order), to be written after.
+    /// list attributes), else `key`'s value at its position, else its value in `base` (a
+    /// new object's defaults, or a found one's attributes). Returns them with the values
+    /// left (out of order), to be written after.
     private static func attributes(
-        _ defaults: [AttributeValue], key: (position: Int, value: AttributeValue)?, _ values: [DirectImporter.PlannedAttribute], _ range: Range<Int>
+        _ base: [AttributeValue], key: (position: Int, value: AttributeValue)?, _ values: [DirectImporter.PlannedAttribute], _ range: Range<Int>
     ) -> ([AttributeValue], unset: Range<Int>) {
         var place = range.lowerBound
         var attributes: [AttributeValue] = []
-        attributes.reserveCapacity(defaults.count)
-        for position in defaults.indices {
+        attributes.reserveCapacity(base.count)
+        for position in base.indices {
             if place < range.upperBound, Int(values[place].position) == position {
                 attributes.append(values[place].value)
                 place += 1
             } else if let key, key.position == position {
                 attributes.append(key.value)
             } else {
-                attributes.append(defaults[position])
+                attributes.append(base[position])
             }
         }
         return (attributes, place..<range.upperBound)
@@ -667,21 +668,10 @@ private struct DirectBatch {
         guard !range.isEmpty else { return }
         var place = range.lowerBound
         if !entries[index].ownsAttributes {
-            let old = entries[index].state.attributes
-            var fresh: [AttributeValue] = []
-            fresh.reserveCapacity(old.count)
-            // Planned in position order (as mappings list attributes); any out of order
-            // are written after.
-            for position in old.indices {
-                if place < range.upperBound, Int(values[place].position) == position {
-                    fresh.append(values[place].value)
-                    place += 1
-                } else {
-                    fresh.append(old[position])
-                }
-            }
+            let (fresh, unset) = Self.attributes(entries[index].state.attributes, key: nil, values, range)
             entries[index].state.attributes = fresh
             entries[index].ownsAttributes = true
+            place = unset.lowerBound
         }
         guard place < range.upperBound else { return }
         entries[index].state.attributes.withUnsafeMutableBufferPointer { attributes in

@@ -79,18 +79,7 @@ import Testing
     /// the batches before it are committed, as if read in turn, and progress tells how far
     /// into the input each committed batch reached.
     @Test func aJSONErrorReadAheadComesAfterTheBatchesBeforeIt() throws {
-        let stack = try ImportStack()
-        let text = records(250).replacingOccurrences(of: #"{"labelID": 230,"#, with: #"{"labelID": 230,,"#)
-        var progress: [ImportProgress] = []
-        let failure = importFailure { () throws(MagicalRecordError) in
-            try stack.root.importRecords(
-                from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true)
-            ) { progress.append($0) }
-        }
-        guard case .json? = failure?.reason else {
-            Issue.record("expected a JSON error, got \(String(describing: failure))")
-            return
-        }
+        let (stack, text, failure, progress) = try importBreakingJSON(atRecord: 230)
         #expect(failure?.recordsCommitted == 200)
         #expect(try stack.count("Label", in: stack.root) == 200)
         #expect(progress.map(\.recordsRead) == [100, 200])
@@ -106,21 +95,27 @@ import Testing
     /// The second batch is read while the first is built (``EarlyRead``): a JSON error in
     /// it still comes after the first batch is committed, as if read in turn.
     @Test func aJSONErrorInTheSecondBatchComesAfterTheFirstIsCommitted() throws {
+        let (stack, _, failure, progress) = try importBreakingJSON(atRecord: 130)
+        #expect(failure?.recordsCommitted == 100)
+        #expect(try stack.count("Label", in: stack.root) == 100)
+        #expect(progress.map(\.recordsRead) == [100])
+    }
+
+    /// Imports 250 records in batches of 100 whose JSON breaks at record `index`; the
+    /// failure is expected to be a JSON error.
+    private func importBreakingJSON(
+        atRecord index: Int
+    ) throws -> (stack: ImportStack, text: String, failure: ImportError?, progress: [ImportProgress]) {
         let stack = try ImportStack()
-        let text = records(250).replacingOccurrences(of: #"{"labelID": 130,"#, with: #"{"labelID": 130,,"#)
+        let text = records(250).replacingOccurrences(of: #"{"labelID": \#(index),"#, with: #"{"labelID": \#(index),,"#)
         var progress: [ImportProgress] = []
         let failure = importFailure { () throws(MagicalRecordError) in
             try stack.root.importRecords(
                 from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true)
             ) { progress.append($0) }
         }
-        guard case .json? = failure?.reason else {
-            Issue.record("expected a JSON error, got \(String(describing: failure))")
-            return
-        }
-        #expect(failure?.recordsCommitted == 100)
-        #expect(try stack.count("Label", in: stack.root) == 100)
-        #expect(progress.map(\.recordsRead) == [100])
+        if case .json? = failure?.reason {} else { Issue.record("expected a JSON error, got \(String(describing: failure))") }
+        return (stack, text, failure, progress)
     }
 
     /// A first batch that fails stops the import while the second is being read: nothing
