@@ -33,6 +33,13 @@ final class EarlyRead<Batch>: @unchecked Sendable {
         return Result { () throws(MagicalRecordError) in try read() }
     }
 
+    /// Whether a batch may follow a first one of `count` records: only when that one was
+    /// full, since a batch short of `batchSize` ends its input. (A thread started only to
+    /// find the input's end cost more than a small import's whole read.)
+    static func mayFollow(firstBatchOf count: Int, batchSize: Int) -> Bool {
+        count >= batchSize
+    }
+
     /// The batch read (nil: the input was at its end), or why it could not be.
     func take() throws(MagicalRecordError) -> Batch? {
         wait()

@@ -122,7 +122,9 @@ extension ManagedObjectContext {
                 ? DirectImporter(context: self, options: options, entity: entity, mappings: importer.mappings) : nil
             let builder = direct.map { AheadBuilder($0, store: stack.store) }
             do throws(MagicalRecordError) {
-                try readingAhead(direct, builder, bytesRead: bytesRead, planBatch: planBatch, nextBatch: nextBatch) { (batches) throws(MagicalRecordError) in
+                try readingAhead(
+                    direct, builder, batchSize: max(1, options.batchSize), bytesRead: bytesRead, planBatch: planBatch, nextBatch: nextBatch
+                ) { (batches) throws(MagicalRecordError) in
                     // What the last direct batch committed: a look-up made ahead of it is
                     // brought up to date from this.
                     var previous: ImportCommit?
@@ -187,7 +189,7 @@ extension ManagedObjectContext {
     /// (the second batch's on one beside it, see ``EarlyRead``), one call at a time, and not
     /// after this returns.
     private func readingAhead(
-        _ direct: DirectImporter?, _ builder: AheadBuilder?, bytesRead: () -> Int?, planBatch: PlanBatch?,
+        _ direct: DirectImporter?, _ builder: AheadBuilder?, batchSize: Int, bytesRead: () -> Int?, planBatch: PlanBatch?,
         nextBatch: () throws(MagicalRecordError) -> [ImportRecord]?,
         _ body: (ReadAhead<ReadBatch>) throws(MagicalRecordError) -> Void
     ) throws(MagicalRecordError) {
@@ -232,7 +234,7 @@ extension ManagedObjectContext {
                             batch = try read()
                         }
                         guard let batch else { return nil }
-                        if isFirst, builder != nil, case .planned = batch.content { second = EarlyRead(read) }
+                        if isFirst, Self.readsSecondEarly(after: batch, building: builder != nil, batchSize: batchSize) { second = EarlyRead(read) }
                         isFirst = false
                         return build(batch)
                     } catch {
@@ -246,6 +248,13 @@ extension ManagedObjectContext {
                 try stack.store.readingAhead { () throws(MagicalRecordError) in try body(batches) }
             }
         }
+    }
+
+    /// Whether the batch after `first` is read beside it (``EarlyRead``): when `first` is
+    /// planned to be built, and the input may hold more.
+    private static func readsSecondEarly(after first: ReadBatch, building: Bool, batchSize: Int) -> Bool {
+        guard building, EarlyRead<ReadBatch>.mayFollow(firstBatchOf: first.count, batchSize: batchSize), case .planned = first.content else { return false }
+        return true
     }
 
     /// Compacts the store when superseded pages outweigh live ones: each batch's commit

@@ -34,6 +34,14 @@ import Testing
         }
     }
 
+    /// Only after a full first batch: one short of the batch size ended its input.
+    @Test func aBatchMayFollowOnlyAFullFirstOne() {
+        #expect(EarlyRead<Int>.mayFollow(firstBatchOf: 100, batchSize: 100))
+        #expect(EarlyRead<Int>.mayFollow(firstBatchOf: 101, batchSize: 100))
+        #expect(!EarlyRead<Int>.mayFollow(firstBatchOf: 99, batchSize: 100))
+        #expect(!EarlyRead<Int>.mayFollow(firstBatchOf: 0, batchSize: 1))
+    }
+
     /// The import lends its batch source (`withoutActuallyEscaping`): it must have been let
     /// go of when `wait` returns, though the thread may outlive it a moment.
     @Test func aLentSourceIsLetGoWhenWaitReturns() {
