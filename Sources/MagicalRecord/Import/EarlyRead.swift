@@ -33,12 +33,16 @@ final class EarlyRead<Batch>: @unchecked Sendable {
         return Result { () throws(MagicalRecordError) in try read() }
     }
 
-    /// Whether a batch may follow a first one of `count` records: only when that one was
-    /// full, since a batch short of `batchSize` ends its input. (A thread started only to
-    /// find the input's end cost more than a small import's whole read.)
-    static func mayFollow(firstBatchOf count: Int, batchSize: Int) -> Bool {
-        count >= batchSize
+    /// Whether the batch after a first one of `count` records is worth reading early: only
+    /// when that one was full (a batch short of `batchSize` ends its input) and large
+    /// enough that reading the next takes longer than starting a thread (tens of
+    /// microseconds, about what a few hundred records take to read).
+    static func isWorthReading(afterFirstBatchOf count: Int, batchSize: Int) -> Bool {
+        count >= batchSize && count >= minimumBatch
     }
+
+    /// Records in the smallest first batch after which the next is read early.
+    static var minimumBatch: Int { 1_000 }
 
     /// The batch read (nil: the input was at its end), or why it could not be.
     func take() throws(MagicalRecordError) -> Batch? {

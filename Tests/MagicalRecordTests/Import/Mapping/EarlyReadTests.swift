@@ -34,12 +34,15 @@ import Testing
         }
     }
 
-    /// Only after a full first batch: one short of the batch size ended its input.
-    @Test func aBatchMayFollowOnlyAFullFirstOne() {
-        #expect(EarlyRead<Int>.mayFollow(firstBatchOf: 100, batchSize: 100))
-        #expect(EarlyRead<Int>.mayFollow(firstBatchOf: 101, batchSize: 100))
-        #expect(!EarlyRead<Int>.mayFollow(firstBatchOf: 99, batchSize: 100))
-        #expect(!EarlyRead<Int>.mayFollow(firstBatchOf: 0, batchSize: 1))
+    /// Only after a full first batch (one short of the batch size ended its input), and not
+    /// after a few records, which read faster than a thread starts.
+    @Test func theNextBatchIsReadEarlyOnlyAfterAFullAndLargeFirstOne() {
+        let minimum = EarlyRead<Int>.minimumBatch
+        #expect(EarlyRead<Int>.isWorthReading(afterFirstBatchOf: 75_000, batchSize: 75_000))
+        #expect(EarlyRead<Int>.isWorthReading(afterFirstBatchOf: minimum, batchSize: minimum))
+        #expect(!EarlyRead<Int>.isWorthReading(afterFirstBatchOf: 74_999, batchSize: 75_000))
+        #expect(!EarlyRead<Int>.isWorthReading(afterFirstBatchOf: minimum - 1, batchSize: minimum - 1))
+        #expect(!EarlyRead<Int>.isWorthReading(afterFirstBatchOf: 0, batchSize: 1))
     }
 
     /// The import lends its batch source (`withoutActuallyEscaping`): it must have been let

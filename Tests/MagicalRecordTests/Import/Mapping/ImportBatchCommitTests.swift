@@ -79,7 +79,7 @@ import Testing
     /// the batches before it are committed, as if read in turn, and progress tells how far
     /// into the input each committed batch reached.
     @Test func aJSONErrorReadAheadComesAfterTheBatchesBeforeIt() throws {
-        let (stack, text, failure, progress) = try importBreakingJSON(atRecord: 230)
+        let (stack, text, failure, progress) = try importBreakingJSON(atRecord: 230, of: 250, batchSize: 100)
         #expect(failure?.recordsCommitted == 200)
         #expect(try stack.count("Label", in: stack.root) == 200)
         #expect(progress.map(\.recordsRead) == [100, 200])
@@ -95,23 +95,24 @@ import Testing
     /// The second batch is read while the first is built (``EarlyRead``): a JSON error in
     /// it still comes after the first batch is committed, as if read in turn.
     @Test func aJSONErrorInTheSecondBatchComesAfterTheFirstIsCommitted() throws {
-        let (stack, _, failure, progress) = try importBreakingJSON(atRecord: 130)
-        #expect(failure?.recordsCommitted == 100)
-        #expect(try stack.count("Label", in: stack.root) == 100)
-        #expect(progress.map(\.recordsRead) == [100])
+        let batch = EarlyRead<Int>.minimumBatch
+        let (stack, _, failure, progress) = try importBreakingJSON(atRecord: batch + batch / 3, of: batch * 2 + 10, batchSize: batch)
+        #expect(failure?.recordsCommitted == batch)
+        #expect(try stack.count("Label", in: stack.root) == batch)
+        #expect(progress.map(\.recordsRead) == [batch])
     }
 
-    /// Imports 250 records in batches of 100 whose JSON breaks at record `index`; the
-    /// failure is expected to be a JSON error.
+    /// Imports `count` records in batches of `batchSize` whose JSON breaks at record
+    /// `index`; the failure is expected to be a JSON error.
     private func importBreakingJSON(
-        atRecord index: Int
+        atRecord index: Int, of count: Int, batchSize: Int
     ) throws -> (stack: ImportStack, text: String, failure: ImportError?, progress: [ImportProgress]) {
         let stack = try ImportStack()
-        let text = records(250).replacingOccurrences(of: #"{"labelID": \#(index),"#, with: #"{"labelID": \#(index),,"#)
+        let text = records(count).replacingOccurrences(of: #"{"labelID": \#(index),"#, with: #"{"labelID": \#(index),,"#)
         var progress: [ImportProgress] = []
         let failure = importFailure { () throws(MagicalRecordError) in
             try stack.root.importRecords(
-                from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: 100, commitsEachBatch: true)
+                from: Data(text.utf8), entityName: "Label", options: ImportOptions(batchSize: batchSize, commitsEachBatch: true)
             ) { progress.append($0) }
         }
         if case .json? = failure?.reason {} else { Issue.record("expected a JSON error, got \(String(describing: failure))") }
@@ -122,15 +123,16 @@ import Testing
     /// is committed, and a second import on the same context runs as usual.
     @Test func aFailingFirstBatchStopsTheImportWhileTheSecondIsRead() throws {
         let stack = try ImportStack()
-        let options = ImportOptions(batchSize: 100, commitsEachBatch: true)
+        let batch = EarlyRead<Int>.minimumBatch
+        let options = ImportOptions(batchSize: batch, commitsEachBatch: true)
         let failure = importFailure { () throws(MagicalRecordError) in
-            try stack.root.importRecords(from: Data(records(250, badAt: 30).utf8), entityName: "Label", options: options)
+            try stack.root.importRecords(from: Data(records(batch * 2 + 10, badAt: 30).utf8), entityName: "Label", options: options)
         }
         #expect(failure?.recordIndex == 30 && failure?.recordsCommitted == 0)
         #expect(try stack.count("Label", in: stack.root) == 0)
-        let result = try stack.root.importRecords(from: Data(records(250).utf8), entityName: "Label", options: options)
-        #expect(result.created == 250)
-        #expect(try stack.count("Label", in: stack.root) == 250)
+        let result = try stack.root.importRecords(from: Data(records(batch * 2 + 10).utf8), entityName: "Label", options: options)
+        #expect(result.created == batch * 2 + 10)
+        #expect(try stack.count("Label", in: stack.root) == batch * 2 + 10)
     }
 
     /// Many small commits of scattered keys rewrite most tree pages each time: the
