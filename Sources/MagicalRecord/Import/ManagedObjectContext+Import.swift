@@ -253,8 +253,8 @@ extension ManagedObjectContext {
     /// Whether the batch after `first` is read beside it (``EarlyRead``): when `first` is
     /// planned to be built, and the input may hold more.
     private static func readsSecondEarly(after first: ReadBatch, building: Bool, batchSize: Int) -> Bool {
-        guard building, EarlyRead<ReadBatch>.isWorthReading(afterFirstBatchOf: first.count, batchSize: batchSize), case .planned = first.content else { return false }
-        return true
+        guard building, case .planned = first.content else { return false }
+        return EarlyRead<ReadBatch>.isWorthReading(afterFirstBatchOf: first.count, batchSize: batchSize)
     }
 
     /// Compacts the store when superseded pages outweigh live ones: each batch's commit

@@ -7,13 +7,15 @@ import Synchronization
 ///
 /// `produce` runs on that thread only, one call at a time, and never after ``finish()``
 /// returns; nil from it ends the items. `whenDone`, if given, runs on that thread after
-/// the last call of `produce` (the end, or a stop), before ``finish()`` returns. The consumer (one thread) calls ``next()`` until
-/// it gives nil or it stops early, and then ``finish()``, which waits for the producer.
+/// the last call of `produce` (at the end, or after a stop), before ``finish()`` returns.
+/// The consumer (one thread) calls ``next()`` until it gives nil or it stops early, and
+/// then ``finish()``, which waits for the producer.
 final class ReadAhead<Item>: @unchecked Sendable {
     /// Let go of by the producer before it signals `done`: a caller may lend a closure it
     /// must have back (`withoutActuallyEscaping`) when ``finish()`` returns, while the
     /// producer's thread may still hold this object a moment longer.
     private var produce: (() -> Item?)?
+    /// Let go of likewise.
     private var whenDone: (() -> Void)?
     /// The item handed over: written by the producer before it signals `filled`, read by
     /// the consumer after it waits on it (the semaphores order the accesses).

@@ -67,6 +67,7 @@ extension Store {
             state.latest = commit
             state.superblock = superblock
             state.syncedThrough = commit.end
+            state.writebackStarted = commit.end
             return state.directory
         }
         withExtendedLifetime(oldDirectory) {}

@@ -239,10 +239,6 @@ public final class WriteTransaction {
             if full {
                 syncing = true
                 try file.file.sync()
-            } else if store.options.durability != .none {
-                // Written out as commits come, a checkpoint's sync does not wait for all
-                // 64 MiB at once: it stalled the commit that crossed it by 30 ms or more.
-                file.file.startWriteback(at: base.end, count: offset + size - base.end)
             }
             let commit = CommitPoint(offset: offset, transaction: transactionID, record: record, end: offset + size)
             store.publish(commit, synced: full, pages: writer.writtenPages, superseded: space.supersededPages)
