@@ -603,18 +603,19 @@ private struct DirectBatch {
         }
         let id = ObjectID(entityName: templates[table].internedName, number: store.allocateNumber())
         let keyValue = keyPosition.flatMap { position in key.map { (position: position, value: $0) } }
+        // Attributes made here are the object's own; the template's are shared.
+        let makesAttributes = !range.isEmpty || keyValue != nil
         var unset = range
         let state: ObjectState
-        if range.isEmpty && keyValue == nil {
-            state = templates[table].state(id)
-        } else {
+        if makesAttributes {
             let attributes: [AttributeValue]
             (attributes, unset) = Self.attributes(templates[table].defaultAttributes, key: keyValue, values, range)
             state = ObjectState(id: id, attributes: attributes, relationships: templates[table].emptyRelationships)
+        } else {
+            state = templates[table].state(id)
         }
         result.created += 1
-        // Attributes built here are the object's own; the template's are shared.
-        let index = append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey, ownsAttributes: !range.isEmpty || keyValue != nil))
+        let index = append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey, ownsAttributes: makesAttributes))
         if keyPosition != nil, let key {
             if let found {
                 known[table][slot: found.slot] = .object(id)
