@@ -47,6 +47,33 @@ import Testing
         }
     }
 
+    /// Entries are packed in the order of the leaf's table, wherever they lie: back to back
+    /// as a commit writes them (copied as one run), or apart and in any order.
+    @Test func entriesPackInTableOrderWhereverTheyLie() throws {
+        var random = SeededGenerator(seed: 62)
+        let count = 30
+        let leaf = Self.leaf(count: count, random: &random)
+        let starts = (0..<count).map { (index: Int) -> Int in
+            let low = Int(leaf[2 + 2 * index])
+            return low | Int(leaf[3 + 2 * index]) << 8
+        }
+        let ends = Array(starts.dropFirst()) + [leaf.count]
+        // The same entries laid out backwards, a stray byte before each.
+        var body: [UInt8] = []
+        var table: [UInt8] = []
+        var places = [Int](repeating: 0, count: count)
+        for index in (0..<count).reversed() {
+            body.append(0xEE)
+            places[index] = 2 + 2 * count + body.count
+            body += leaf[starts[index]..<ends[index]]
+        }
+        for place in places { table += [UInt8(place & 0xFF), UInt8(place >> 8)] }
+        let scattered = Array(leaf[0..<2]) + table + body
+        let packed = try #require(Self.pack(scattered))
+        #expect(packed == Self.pack(leaf))
+        #expect(Self.unpack(packed) == leaf)
+    }
+
     @Test func malformedPackedLeavesAreRefused() throws {
         var random = SeededGenerator(seed: 61)
         let leaf = Self.leaf(count: 20, random: &random)

@@ -61,15 +61,23 @@ struct LeafEntries {
         deltaBase = page.delta?.base ?? LeafBase(offset: page.offset, frameSize: page.frameSize)
         removedKeys = page.delta?.removedKeys ?? []
         bytes = page.payload
-        entries.reserveCapacity(page.entries.count + 8)
-        for (index, location) in page.entries.enumerated() {
-            let keyStart = Int(location.keyStart)
-            let keyLength = Int(location.keyLength)
-            entries.append(Entry(
-                keyPrefix: location.keyPrefix, start: UInt32(page.entryStart(at: index)), keyStart: UInt32(keyStart),
-                end: UInt32(Int(location.valueStart) + Int(location.valueLength)), keyLength: UInt16(keyLength),
-                kind: location.isOverflow ? Self.overflowKind : Self.inlineKind
-            ))
+        // Written in place, with room for a few insertions: appending checked the capacity
+        // and the array's uniqueness for every entry, of every leaf a batch changes.
+        let count = page.entries.count
+        entries = [Entry](unsafeUninitializedCapacity: count + 8) { table, initialized in
+            page.payload.withUnsafeBytes { payload in
+                page.entries.withUnsafeBufferPointer { locations in
+                    for index in 0..<count {
+                        let location = locations[index]
+                        table.initializeElement(at: index, to: Entry(
+                            keyPrefix: location.keyPrefix, start: UInt32(payload.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self)),
+                            keyStart: UInt32(location.keyStart), end: UInt32(Int(location.valueStart) + Int(location.valueLength)),
+                            keyLength: location.keyLength, kind: location.isOverflow ? Self.overflowKind : Self.inlineKind
+                        ))
+                    }
+                }
+            }
+            initialized = count
         }
         for index in page.delta?.changedEntries ?? [] { entries[Int(index)].isChanged = true }
         encodedSize = page.payload.count

@@ -12,13 +12,22 @@ enum PackedLeaf {
         let start = buffer.count
         buffer.reserveCapacity(start + leaf.count)
         buffer.appendLittleEndian(count)
+        // Entries that lie back to back (as a leaf is written) are copied as one run: an
+        // append an entry was most of packing a leaf.
+        var run = 0..<0
         for index in 0..<Int(count) {
             guard let entry = LeafLayoutEntry.read(leaf, entry: index, allowsRemoval: false) else {
                 buffer.removeLast(buffer.count - start)
                 return false
             }
-            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: leaf[entry.start..<entry.end]))
+            if entry.start == run.upperBound, !run.isEmpty {
+                run = run.lowerBound..<entry.end
+            } else {
+                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: leaf[run]))
+                run = entry.start..<entry.end
+            }
         }
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: leaf[run]))
         return true
     }
 
