@@ -26,9 +26,9 @@ final class ObjectStack: Sendable {
         return made
     }
 
-    func commit(_ changes: ChangeSet) throws(MagicalRecordError) {
+    func commit(_ changes: ChangeSet, recordsAhead: RecordsAhead? = nil) throws(MagicalRecordError) {
         defer { dropLatestSnapshot() }
-        try store.commit(changes)
+        try store.commit(changes, recordsAhead: recordsAhead)
     }
 
     func compact() throws(MagicalRecordError) -> CompactionResult {

@@ -206,6 +206,13 @@ struct DirectImporter {
         let commit: ImportCommit
         /// The batch's counts, added to the import's when it commits.
         let result: ImportResult
+        /// Its records, as many as were encoded while the batch before committed.
+        let recordsAhead = RecordsAhead()
+
+        /// Encodes the batch's records until `isWanted` says its commit waits for them.
+        func encodeRecords(in store: ObjectStore, until isWanted: () -> Bool) {
+            recordsAhead.encode(changes, store: store, until: isWanted)
+        }
     }
 
     /// Builds `planned` on `lookup`'s answer, which it takes over: the batch commits on
@@ -252,7 +259,7 @@ struct DirectImporter {
 
     /// Commits a built batch and counts it in `result`; returns what it changed.
     func commit(_ built: BuiltBatch, result: inout ImportResult) throws(MagicalRecordError) -> ImportCommit {
-        try context.stack.commit(built.changes)
+        try context.stack.commit(built.changes, recordsAhead: built.recordsAhead)
         context.mergeCommitted(built.changes)
         for other in context.stack.contexts(excluding: context) { other.mergeCommitted(built.changes) }
         Log.saved(context, built.changes)

@@ -221,6 +221,7 @@ extension ManagedObjectContext {
                 }
                 var hasFailed = false
                 var isFirst = true
+                let store = stack.store
                 // The second batch, read while the first builds (see ``EarlyRead``).
                 var second: EarlyRead<ReadBatch>?
                 let batches = ReadAhead<ReadBatch> {
@@ -241,6 +242,10 @@ extension ManagedObjectContext {
                         hasFailed = true
                         return ReadBatch(content: .failed(error), count: 0, bytesRead: nil)
                     }
+                } whileConsumerBusy: { batch, isWanted in
+                    // A built batch's records, encoded while the batch before commits.
+                    guard case .built(let ahead) = batch.content, case .success(let built) = ahead.outcome else { return }
+                    built.encodeRecords(in: store, until: isWanted)
                 } whenDone: {
                     second?.wait()
                 }

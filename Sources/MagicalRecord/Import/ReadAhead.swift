@@ -6,8 +6,11 @@ import Synchronization
 /// commits one batch, the next is read and converted on the other core.
 ///
 /// `produce` runs on that thread only, one call at a time, and never after ``finish()``
-/// returns; nil from it ends the items. `whenDone`, if given, runs on that thread after
-/// the last call of `produce` (at the end, or after a stop), before ``finish()`` returns.
+/// returns; nil from it ends the items. `whileConsumerBusy`, if given, runs there on each
+/// item produced before it is handed over, to do work the consumer would otherwise do
+/// while the producer waits; it should return soon once the function it is given says
+/// the consumer waits (or stops). `whenDone`, if given, runs on that thread after the last
+/// call of `produce` (at the end, or after a stop), before ``finish()`` returns.
 /// The consumer (one thread) calls ``next()`` until it gives nil or it stops early, and
 /// then ``finish()``, which waits for the producer.
 final class ReadAhead<Item>: @unchecked Sendable {
@@ -16,6 +19,7 @@ final class ReadAhead<Item>: @unchecked Sendable {
     /// producer's thread may still hold this object a moment longer.
     private var produce: (() -> Item?)?
     /// Let go of likewise.
+    private var whileConsumerBusy: ((Item, _ isWanted: () -> Bool) -> Void)?
     private var whenDone: (() -> Void)?
     /// The item handed over: written by the producer before it signals `filled`, read by
     /// the consumer after it waits on it (the semaphores order the accesses).
@@ -25,6 +29,8 @@ final class ReadAhead<Item>: @unchecked Sendable {
     private let filled = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
     private let stopped = Atomic<Bool>(false)
+    /// Whether the consumer waits for the next item.
+    private let isWanted = Atomic<Bool>(false)
     private var isFinished = false
     /// Items the consumer is done with, let go of on the producer's thread (under
     /// `spentLock`): freeing an import batch, its JSON values and states, was a tenth of
@@ -33,8 +39,12 @@ final class ReadAhead<Item>: @unchecked Sendable {
     private let spentLock = NSLock()
 
     /// Starts producing the first item at once.
-    init(_ produce: @escaping () -> Item?, whenDone: (() -> Void)? = nil) {
+    init(
+        _ produce: @escaping () -> Item?, whileConsumerBusy: ((Item, _ isWanted: () -> Bool) -> Void)? = nil,
+        whenDone: (() -> Void)? = nil
+    ) {
         self.produce = produce
+        self.whileConsumerBusy = whileConsumerBusy
         self.whenDone = whenDone
         wanted.signal()
         // A thread of its own: the consumer waits for it, so it must start even when
@@ -50,12 +60,16 @@ final class ReadAhead<Item>: @unchecked Sendable {
             spentLock.withLock { swap(&garbage, &spent) }
             garbage.removeAll()
             let item = stopped.load(ordering: .acquiring) ? nil : produce?()
+            if let item, let whileConsumerBusy {
+                whileConsumerBusy(item) { isWanted.load(ordering: .relaxed) || stopped.load(ordering: .relaxed) }
+            }
             slot = item
             filled.signal()
             if item == nil { break }
         }
         whenDone?()
         produce = nil
+        whileConsumerBusy = nil
         whenDone = nil
         done.signal()
     }
@@ -64,7 +78,9 @@ final class ReadAhead<Item>: @unchecked Sendable {
     /// last. The one after it starts at once.
     func next() -> Item? {
         guard !isFinished else { return nil }
+        isWanted.store(true, ordering: .relaxed)
         filled.wait()
+        isWanted.store(false, ordering: .relaxed)
         guard let item = slot.take() else {
             isFinished = true
             return nil

@@ -5,12 +5,15 @@ import MagicalStore
 struct CommitWriter {
     let store: ObjectStore
     let transaction: WriteTransaction
+    /// Records encoded before the commit, if any: used, and the rest encoded.
+    let recordsAhead: RecordsAhead?
     private let writers = EntityWriters()
     private let members = MemberChanges()
 
-    init(store: ObjectStore, transaction: WriteTransaction) {
+    init(store: ObjectStore, transaction: WriteTransaction, recordsAhead: RecordsAhead? = nil) {
         self.store = store
         self.transaction = transaction
+        self.recordsAhead = recordsAhead
     }
 
     func apply(_ changes: ChangeSet) throws {
@@ -30,7 +33,7 @@ struct CommitWriter {
 
     /// One entity's upserts, as positions in the change set's (whose states are read where
     /// they lie: a copy of each in its group retained every array it holds), with their flags.
-    private struct EntityUpserts {
+    struct EntityUpserts {
         let entityName: String
         var positions: [Int] = []
         var flags: [UpsertFlags] = []
@@ -39,7 +42,7 @@ struct CommitWriter {
     /// `changes`' upserts by entity, in the order each entity first appears. A run of one
     /// entity's states (most of an import batch) is grouped without hashing its name.
     /// Keys known absent count only when `trustingKeys` (no commit came between).
-    private static func groupedByEntity(_ changes: ChangeSet, trustingKeys: Bool) -> [EntityUpserts] {
+    static func groupedByEntity(_ changes: ChangeSet, trustingKeys: Bool) -> [EntityUpserts] {
         let kept: UpsertFlags = trustingKeys ? [.inserted, .keyKnownAbsent] : .inserted
         var groups: [EntityUpserts] = []
         var placeOfEntity: [String: Int] = [:]
@@ -155,10 +158,21 @@ struct CommitWriter {
         for (index, entries) in zip(writer.indexes, added) where !entries.isEmpty {
             try index.tree.putBatch(entries)
         }
-        try writer.records.putBatch(writer.coder.encodedRecords(all, at: upserts.positions, threads: transaction.encodingThreads))
+        try writer.records.putBatch(records(of: upserts, all, coder: writer.coder))
         try writeRelationships(of: states, olds, entity: writer.coder.entity)
         writer.coder.keyHints?.note(hints)
         return []
+    }
+
+    /// The object-tree entries of `upserts`: those encoded ahead, then the rest.
+    private func records(of upserts: EntityUpserts, _ all: [ObjectState], coder: RecordCoder) -> EntryBatch {
+        guard var records = recordsAhead?.take(upserts.entityName), !records.isEmpty else {
+            return coder.encodedRecords(all, at: upserts.positions[...], threads: transaction.encodingThreads)
+        }
+        if records.count < upserts.positions.count {
+            records.append(contentsOf: coder.encodedRecords(all, at: upserts.positions[records.count...], threads: transaction.encodingThreads))
+        }
+        return records
     }
 
     /// Replaces each loaded to-many's targets, and records the additions of those not

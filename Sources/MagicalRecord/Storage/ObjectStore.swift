@@ -138,13 +138,14 @@ final class ObjectStore: Sendable {
         StoreSnapshot(store: self, transaction: try withStoreErrors { try store.read() })
     }
 
-    /// Writes `changes` as one engine transaction: all of it, or (on any error) none.
-    func commit(_ changes: ChangeSet) throws(MagicalRecordError) {
+    /// Writes `changes` as one engine transaction: all of it, or (on any error) none. The
+    /// records in `recordsAhead` are used as they were encoded.
+    func commit(_ changes: ChangeSet, recordsAhead: RecordsAhead? = nil) throws(MagicalRecordError) {
         guard !changes.isEmpty else { return }
         try withStoreErrors {
             try store.write { transaction in
                 transaction.encodingThreads = commitEncodingThreads
-                try CommitWriter(store: self, transaction: transaction).apply(changes)
+                try CommitWriter(store: self, transaction: transaction, recordsAhead: recordsAhead).apply(changes)
                 try StoreMetadata.saveLastNumber(lastNumber.load(ordering: .relaxed), in: transaction)
             }
         }

@@ -5,15 +5,16 @@ extension RecordCoder {
     /// The object-tree key and record of each state at `positions` of `states` (read where
     /// they lie), in that order, in one buffer. A commit's batch of thousands is encoded in
     /// parts on up to `threads` threads (at most four), the calling one among them.
-    func encodedRecords(_ states: [ObjectState], at positions: [Int], threads: Int) -> EntryBatch {
+    func encodedRecords(_ states: [ObjectState], at positions: ArraySlice<Int>, threads: Int) -> EntryBatch {
         let parts = positions.count < Self.statesPerPart ? 1 : min(threads, 4)
-        guard parts > 1 else { return encodedRecords(states, at: positions[...]) }
+        guard parts > 1 else { return encodedRecords(states, at: positions) }
         var batches = [EntryBatch](repeating: EntryBatch(), count: parts)
         batches.withUnsafeMutableBufferPointer { buffer in
             // Each part writes only its own slot.
             let slots = PartSlots(buffer)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let range = positions.count * part / parts..<positions.count * (part + 1) / parts
+                let start = positions.startIndex
+                let range = start + positions.count * part / parts..<start + positions.count * (part + 1) / parts
                 slots.buffer[part] = encodedRecords(states, at: positions[range])
             }
         }
@@ -22,7 +23,8 @@ extension RecordCoder {
         return records
     }
 
-    private func encodedRecords(_ states: [ObjectState], at positions: ArraySlice<Int>) -> EntryBatch {
+    /// The same, on the calling thread.
+    func encodedRecords(_ states: [ObjectState], at positions: ArraySlice<Int>) -> EntryBatch {
         var builder = RecordLayout.Builder()
         var records = EntryBatch(minimumCapacity: positions.count, bytes: positions.count * Self.typicalEntryBytes)
         for position in positions {

@@ -68,7 +68,7 @@ import MagicalStore
             state.attributes = [.integer(Int64(index)), .string("title \(index)"), index % 3 == 0 ? .null : .string("body"), .double(Double(index) / 7), .null, .bool(index % 2 == 0)]
             return state
         }
-        let records = coder.encodedRecords(states, at: Array(states.indices), threads: threads)
+        let records = coder.encodedRecords(states, at: Array(states.indices)[...], threads: threads)
         #expect(records.count == count)
         for (index, state) in states.enumerated() {
             #expect(records[index].key == StoreLayout.objectKey(state.id.number))

@@ -38,6 +38,50 @@ import Testing
         #expect(!producer.threads.withLock { $0 }.contains(UInt(pthread_self())))
     }
 
+    /// Work on an item while the consumer is busy with the one before: done on the
+    /// producer's thread before the item is handed over, and told when the consumer waits
+    /// for it (it spins here until then).
+    @Test func workWhileTheConsumerIsBusyEndsWhenItWaits() {
+        let producer = Producer(limit: 4)
+        let worked = Mutex<[(item: Int, sawWanted: Bool)]>([])
+        let items = ReadAhead { producer.produce() } whileConsumerBusy: { item, isWanted in
+            let sawWanted = Self.spin(until: isWanted)
+            worked.withLock { $0.append((item, sawWanted)) }
+        }
+        var received: [Int] = []
+        while let item = items.next() {
+            #expect(worked.withLock { $0.contains { $0.item == item } }, "worked on before it was handed over")
+            received.append(item)
+        }
+        items.finish()
+        #expect(received == [0, 1, 2, 3])
+        #expect(worked.withLock { $0.map(\.item) } == [0, 1, 2, 3])
+        #expect(worked.withLock { $0.allSatisfy(\.sawWanted) })
+    }
+
+    /// A consumer that stops early does not wait for work on an item it will not take.
+    @Test func workWhileTheConsumerIsBusyEndsWhenItFinishes() {
+        let producer = Producer()
+        let worked = Mutex<[Bool]>([])
+        let items = ReadAhead { producer.produce() } whileConsumerBusy: { _, isWanted in
+            let sawWanted = Self.spin(until: isWanted)
+            worked.withLock { $0.append(sawWanted) }
+        }
+        _ = items.next()
+        items.finish()
+        #expect(worked.withLock { $0.allSatisfy { $0 } })
+    }
+
+    /// Waits until `isWanted` says so, or ten seconds; whether it did.
+    private static func spin(until isWanted: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !isWanted() {
+            guard ContinuousClock.now < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return true
+    }
+
     @Test func finishingEarlyStopsTheProducer() {
         for consumed in 0..<4 {
             let producer = Producer()
