@@ -164,14 +164,14 @@ struct CommitWriter {
         return []
     }
 
-    /// The object-tree entries of `upserts`: those encoded ahead, then the rest.
+    /// The object-tree entries of `upserts`: those encoded ahead, then the rest (on the
+    /// committing thread: records are encoded ahead while an import reads, and its commits
+    /// leave the other core to the reading thread).
     private func records(of upserts: EntityUpserts, _ all: [ObjectState], coder: RecordCoder) -> EntryBatch {
         guard var records = recordsAhead?.take(upserts.entityName), !records.isEmpty else {
             return coder.encodedRecords(all, at: upserts.positions[...], threads: transaction.encodingThreads)
         }
-        if records.count < upserts.positions.count {
-            records.append(contentsOf: coder.encodedRecords(all, at: upserts.positions[records.count...], threads: transaction.encodingThreads))
-        }
+        coder.appendRecords(all, at: upserts.positions[records.count...], to: &records)
         return records
     }
 

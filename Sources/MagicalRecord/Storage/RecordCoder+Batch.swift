@@ -23,10 +23,16 @@ extension RecordCoder {
         return records
     }
 
-    /// The same, on the calling thread.
-    func encodedRecords(_ states: [ObjectState], at positions: ArraySlice<Int>) -> EntryBatch {
-        var builder = RecordLayout.Builder()
+    private func encodedRecords(_ states: [ObjectState], at positions: ArraySlice<Int>) -> EntryBatch {
         var records = EntryBatch(minimumCapacity: positions.count, bytes: positions.count * Self.typicalEntryBytes)
+        appendRecords(states, at: positions, to: &records)
+        return records
+    }
+
+    /// Appends the object-tree key and record of each state at `positions` of `states` to
+    /// `records`, on the calling thread.
+    func appendRecords(_ states: [ObjectState], at positions: ArraySlice<Int>, to records: inout EntryBatch) {
+        var builder = RecordLayout.Builder()
         for position in positions {
             let state = states[position]
             records.append(
@@ -34,14 +40,13 @@ extension RecordCoder {
                 value: { encode(state, using: &builder, into: &$0) }
             )
         }
-        return records
     }
 
     /// Below this many states a batch is encoded on the calling thread.
     static let statesPerPart = 4096
 
     /// Room reserved per record: most are smaller, and the buffer grows for the others.
-    private static let typicalEntryBytes = 64
+    static let typicalEntryBytes = 64
 }
 
 /// The result slots of a parallel encoding, shared by parts that write disjoint slots.

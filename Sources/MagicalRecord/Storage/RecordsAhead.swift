@@ -16,15 +16,16 @@ final class RecordsAhead: @unchecked Sendable {
         // Grouping a batch's upserts takes a while too.
         guard !isWanted() else { return }
         for group in CommitWriter.groupedByEntity(changes, trustingKeys: false) {
+            // An entity the store has no coder for fails in the commit, with its error.
             guard let coder = try? store.coder(for: group.entityName) else { return }
-            var records = EntryBatch()
+            let count = group.positions.count
+            var records = EntryBatch(minimumCapacity: count, bytes: count * RecordCoder.typicalEntryBytes)
             defer { byEntity[group.entityName] = records }
             var start = 0
-            while start < group.positions.count {
+            while start < count {
                 guard !isWanted() else { return }
-                let end = min(start + Self.part, group.positions.count)
-                let part = coder.encodedRecords(changes.upserts, at: group.positions[start..<end])
-                if records.isEmpty { records = part } else { records.append(contentsOf: part) }
+                let end = min(start + Self.part, count)
+                coder.appendRecords(changes.upserts, at: group.positions[start..<end], to: &records)
                 start = end
             }
         }
