@@ -70,7 +70,7 @@ struct LeafEntries {
                     for index in 0..<count {
                         let location = locations[index]
                         table.initializeElement(at: index, to: Entry(
-                            keyPrefix: location.keyPrefix, start: UInt32(payload.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self)),
+                            keyPrefix: location.keyPrefix, start: UInt32(PageNode.entryStart(at: index, in: payload)),
                             keyStart: UInt32(location.keyStart), end: UInt32(Int(location.valueStart) + Int(location.valueLength)),
                             keyLength: location.keyLength, kind: location.isOverflow ? Self.overflowKind : Self.inlineKind
                         ))

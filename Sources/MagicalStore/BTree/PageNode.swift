@@ -240,7 +240,12 @@ final class PageNode: Sendable {
     /// Where leaf entry `index` starts in `payload`, as the page's table says: its
     /// key-length varint may take more bytes than the length needs (Spec section 1).
     func entryStart(at index: Int) -> Int {
-        Int(payload.withUnsafeBytes { $0.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self) })
+        payload.withUnsafeBytes { Self.entryStart(at: index, in: $0) }
+    }
+
+    /// The same in a leaf payload's borrowed bytes, for a walk over all its entries.
+    static func entryStart(at index: Int, in payload: UnsafeRawBufferPointer) -> Int {
+        Int(payload.loadLittleEndian(at: 2 + 2 * index, as: UInt16.self))
     }
 
     /// Whether leaf entry `index` holds its value inline, its key and value together at
