@@ -6,14 +6,14 @@
 struct NewObjectTemplate {
     let internedName: Unmanaged<InternedName>
     let defaultAttributes: [AttributeValue]
-    let emptyRelationships: [RelationshipState]
+    let emptyRelationships: RelationshipStates
 
     init(_ entity: Entity) {
         internedName = entity.internedName
         // Copied element by element into storage of the batch's own (an array made from
         // the whole of another shares its storage).
         defaultAttributes = entity.defaultAttributes.map { $0 }
-        emptyRelationships = entity.emptyRelationships.map { $0 }
+        emptyRelationships = RelationshipStates(entity.emptyRelationships.map { $0 })
     }
 
     /// A new object `id`: every attribute at its default, no relationships.

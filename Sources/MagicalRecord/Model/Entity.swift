@@ -30,7 +30,7 @@ public final class Entity: Sendable, CustomStringConvertible {
     /// an import makes thousands of objects, and reading every description for each one
     /// retained all of its fields.
     let defaultAttributes: [AttributeValue]
-    let emptyRelationships: [RelationshipState]
+    let emptyRelationships: RelationshipStates
 
     private let attributeSlots: [String: Int]
     private let relationshipSlots: [String: Int]
@@ -63,7 +63,7 @@ public final class Entity: Sendable, CustomStringConvertible {
         self.indexedAttributes = indexed.map { attributes[$0].name }
         indexedPositions = indexed
         defaultAttributes = attributes.map(\.defaultValue)
-        emptyRelationships = relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        emptyRelationships = RelationshipStates(relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) })
         attributeSlots = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
         relationshipSlots = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
     }

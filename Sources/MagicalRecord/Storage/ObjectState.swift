@@ -5,7 +5,7 @@ struct ObjectState: Sendable, Equatable {
     /// By position in ``Entity/attributes``.
     var attributes: [AttributeValue]
     /// By position in ``Entity/relationships``.
-    var relationships: [RelationshipState]
+    var relationships: RelationshipStates
     /// Typed property assignments that were refused, by property name, with the reason:
     /// a setter cannot throw, so the next save does (``ValidationFailure/Reason/refusedAssignment(property:reason:)``).
     var refusedAssignments: [String: String] = [:]
@@ -67,7 +67,7 @@ struct ObjectState: Sendable, Equatable {
         relationships[position] = .added(targets)
     }
 
-    init(id: ObjectID, attributes: [AttributeValue], relationships: [RelationshipState]) {
+    init(id: ObjectID, attributes: [AttributeValue], relationships: RelationshipStates) {
         self.id = id
         self.attributes = attributes
         self.relationships = relationships

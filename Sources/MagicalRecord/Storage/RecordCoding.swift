@@ -35,7 +35,7 @@ final class RecordCoder: Sendable {
     /// slots all below 64: a record's values then come in slot order, and its value list
     /// is written as they come (``encode(_:using:into:)``).
     private let valuesComeInSlotOrder: Bool
-    private let emptyRelationships: [RelationshipState]
+    private let emptyRelationships: RelationshipStates
     private static let unknownSlot = Int.min
 
     enum Tag {
@@ -106,7 +106,7 @@ final class RecordCoder: Sendable {
         let propertySlots = attributeSlots + toOneSlots.compactMap { $0 }
         valuesComeInSlotOrder = zip(propertySlots, propertySlots.dropFirst()).allSatisfy { $0 < $1 }
             && propertySlots.allSatisfy { $0 < RecordLayout.maskedSlots }
-        emptyRelationships = entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) }
+        emptyRelationships = RelationshipStates(entity.relationships.map { $0.isToMany ? .unloaded : .toOne(nil) })
     }
 
     /// The key `value` gives at attribute `position` when it is a hinted one (the entity's
@@ -267,7 +267,7 @@ final class RecordCoder: Sendable {
     private func decodeWhole(_ raw: UnsafeRawBufferPointer, _ header: RecordLayout.Header, number: Int64) throws(MagicalRecordError) -> ObjectState {
         var attributes: [AttributeValue] = []
         attributes.reserveCapacity(defaults.count)
-        var relationships: [RelationshipState] = []
+        var relationships = emptyRelationships
         var reader = ByteReader(raw, at: header.fieldsStart)
         var unvisited = header.presence
         var index = 0
@@ -282,10 +282,6 @@ final class RecordCoder: Sendable {
             if tag == Tag.object {
                 guard let code = reader.readVarint(), let target = reader.readVarint() else { throw damaged(number) }
                 guard position < 0, position != Self.unknownSlot, code < entityNames.count, let name = entityNames[code] else { continue }
-                if relationships.isEmpty {
-                    relationships.reserveCapacity(emptyRelationships.count)
-                    for empty in emptyRelationships { relationships.append(empty) }
-                }
                 relationships[-1 - position] = .toOne(ObjectID(entityName: name, number: Int64(target)))
             } else if position >= 0 {
                 guard let value = Self.readValue(tag, &reader) else { throw damaged(number) }
@@ -303,7 +299,6 @@ final class RecordCoder: Sendable {
         }
         guard reader.position == raw.count else { throw damaged(number) }
         while attributes.count < defaults.count { attributes.append(defaults[attributes.count]) }
-        if relationships.isEmpty { relationships = emptyRelationships }
         return ObjectState(id: ObjectID(entityName: entity.internedName, number: number), attributes: attributes, relationships: relationships)
     }
 

@@ -33,7 +33,7 @@ import Testing
         #expect(Self.storage(of: state.relationships) != Self.storage(of: entity.emptyRelationships))
     }
 
-    private static func storage<Element>(of array: [Element]) -> UnsafeRawPointer? {
-        array.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    private static func storage<Elements: Collection>(of elements: Elements) -> UnsafeRawPointer? {
+        elements.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
     }
 }
