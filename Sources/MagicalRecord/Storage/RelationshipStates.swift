@@ -39,19 +39,19 @@ struct RelationshipStates: RandomAccessCollection, MutableCollection, Expressibl
                 return states[position]
             }
         }
-        _modify {
-            // The state is taken out while it changes, so that a to-many's targets have one
-            // owner and change in place.
+        set {
             switch storage {
-            case .one(var state):
+            case .one:
                 precondition(position == 0, "relationship position out of range")
-                storage = .many([])
-                defer { storage = .one(state) }
-                yield &state
+                storage = .one(newValue)
             case .many(var states):
+                // Taken out while it changes, so that the array has one owner and changes
+                // in place. (A setter, not a `_modify` coroutine: the import's appends to
+                // a to-many's additions read and write it three times a record, and the
+                // coroutine's calls doubled their cost.)
                 storage = .many([])
-                defer { storage = .many(states) }
-                yield &states[position]
+                states[position] = newValue
+                storage = .many(states)
             }
         }
     }
