@@ -21,15 +21,7 @@ struct ObjectState: Sendable, Equatable {
     /// large to-many must not copy it); one not read becomes `added`. `isNew`: the caller
     /// knows `target` is not among the additions (they are then not checked).
     mutating func appendTarget(_ target: ObjectID, at position: Int, isNew: Bool = false) {
-        // `guard case` releases the matched value at once, so the array bound here has one
-        // owner once the state lets go of it (a `switch` would keep a second reference).
-        guard case .toMany(var targets) = relationships[position] else {
-            appendAddition(target, at: position, isNew: isNew)
-            return
-        }
-        relationships[position] = .toMany([])
-        targets.append(target)
-        relationships[position] = .toMany(targets)
+        relationships.update(at: position) { $0.appendTarget(target, isNew: isNew) }
     }
 
     /// Removes `target` from the to-many at `position` (loaded, or from its additions), in
@@ -37,34 +29,7 @@ struct ObjectState: Sendable, Equatable {
     /// is not there.
     @discardableResult
     mutating func removeTarget(_ target: ObjectID, at position: Int) -> Bool {
-        switch relationships[position] {
-        case .toMany(var targets):
-            guard let index = targets.firstIndex(of: target) else { return false }
-            relationships[position] = .toMany([])
-            targets.remove(at: index)
-            relationships[position] = .toMany(targets)
-            return true
-        case .added(var additions):
-            guard additions.contains(target) else { return false }
-            relationships[position] = .added(TargetAdditions())
-            additions.remove(target)
-            relationships[position] = .added(additions)
-            return true
-        default:
-            return false
-        }
-    }
-
-    private mutating func appendAddition(_ target: ObjectID, at position: Int, isNew: Bool) {
-        var targets: TargetAdditions
-        switch relationships[position] {
-        case .added(let current): targets = current
-        case .unloaded: targets = TargetAdditions()
-        case .toOne, .toMany: return
-        }
-        relationships[position] = .unloaded
-        if isNew { targets.appendNew(target) } else { targets.append(target) }
-        relationships[position] = .added(targets)
+        relationships.update(at: position) { $0.removeTarget(target) }
     }
 
     init(id: ObjectID, attributes: [AttributeValue], relationships: RelationshipStates) {
@@ -84,6 +49,47 @@ enum RelationshipState: Sendable, Equatable {
     /// through their inverse, so that joining a large set costs neither a read nor a copy.
     /// The targets are those of the farther levels (parents, store) and these.
     case added(TargetAdditions)
+
+    /// Appends `target` to a to-many, in place; one not read becomes `added`. `isNew`: the
+    /// caller knows `target` is not among the additions (they are then not checked).
+    mutating func appendTarget(_ target: ObjectID, isNew: Bool) {
+        // `if case` releases the matched value at once, so the array bound here has one
+        // owner once `self` lets go of it (a `switch` would keep a second reference).
+        if case .toMany(var targets) = self {
+            self = .unloaded
+            targets.append(target)
+            self = .toMany(targets)
+            return
+        }
+        var additions: TargetAdditions
+        if case .added(let current) = self {
+            additions = current
+        } else if case .unloaded = self {
+            additions = TargetAdditions()
+        } else {
+            return
+        }
+        self = .unloaded
+        if isNew { additions.appendNew(target) } else { additions.append(target) }
+        self = .added(additions)
+    }
+
+    /// Removes `target` from a to-many (loaded, or from its additions), in place; false
+    /// when it is not there.
+    mutating func removeTarget(_ target: ObjectID) -> Bool {
+        if case .toMany(var targets) = self {
+            guard let index = targets.firstIndex(of: target) else { return false }
+            self = .unloaded
+            targets.remove(at: index)
+            self = .toMany(targets)
+            return true
+        }
+        guard case .added(var additions) = self, additions.contains(target) else { return false }
+        self = .unloaded
+        additions.remove(target)
+        self = .added(additions)
+        return true
+    }
 
     /// `self`, a nearer level's state, completed by `farther`, the same relationship one
     /// level out (a parent's, or the committed one): loaded targets win, additions join.

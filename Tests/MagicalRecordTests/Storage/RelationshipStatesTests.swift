@@ -76,4 +76,44 @@ import Testing
         #expect(grown == [Self.id(1), Self.id(2)])
         #expect(grown.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } == storage)
     }
+
+    /// Targets join and leave a to-many, loaded or as additions, as they would a list of
+    /// them, whether the state is held inline or in an array; a to-one is left alone.
+    @Test func targetsJoinAndLeaveAsInAList() {
+        var generator = SplitMix64(seed: 0x5EED_0006)
+        for round in 0..<200 {
+            let isInline = round % 2 == 0
+            let start = Self.randomState(&generator)
+            var state = ObjectState(
+                id: Self.id(1_000), attributes: [], relationships: RelationshipStates(isInline ? [start] : [.toOne(nil), start])
+            )
+            let position = isInline ? 0 : 1
+            var reference: [ObjectID]? = switch start {
+            case .toMany(let targets): targets
+            case .added(let additions): additions.ids
+            case .unloaded: []
+            case .toOne: nil
+            }
+            let isLoaded = if case .toMany = start { true } else { false }
+            for _ in 0..<Int(generator.next() % 12) {
+                let target = Self.id(Int64(generator.next() % 6))
+                if generator.next() % 3 == 0 {
+                    let index = reference?.firstIndex(of: target)
+                    #expect(state.removeTarget(target, at: position) == (index != nil))
+                    if let index { reference?.remove(at: index) }
+                } else {
+                    state.appendTarget(target, at: position)
+                    // Additions hold each target once; a loaded to-many takes what it is given.
+                    if isLoaded || reference?.contains(target) == false { reference?.append(target) }
+                }
+            }
+            switch state.relationships[position] {
+            case .toMany(let targets): #expect(isLoaded && targets == reference)
+            case .added(let additions): #expect(!isLoaded && additions.ids == reference)
+            case .unloaded: #expect(reference == [])
+            case .toOne: #expect(reference == nil && state.relationships[position] == start)
+            }
+            if !isInline { #expect(state.relationships[0] == .toOne(nil)) }
+        }
+    }
 }
