@@ -550,7 +550,7 @@ private struct DirectBatch {
     /// ``changes(counting:)``).
     var entries: [Entry] = []
     /// Places in `entries`, by id.
-    private var positions: [ObjectID: Int] = [:]
+    private var positions: EntryPlaces
     /// Members that left stored to-many relationships, written as deletions.
     var removals: Set<RemovedTarget> = []
     /// Room the tables are made with; `removals` gets it at its first member (most batches
@@ -574,7 +574,7 @@ private struct DirectBatch {
         let withTargets = capacity + capacity / 16 + 64
         tableCapacity = withTargets
         entries.reserveCapacity(withTargets)
-        positions.reserveCapacity(withTargets)
+        positions = EntryPlaces(capacity: withTargets)
     }
 
     /// The place in `entries` of the object with `key` of the entity at `table` in
@@ -622,7 +622,7 @@ private struct DirectBatch {
             state = templates[table].state(id)
         }
         result.created += 1
-        let index = append(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey, ownsAttributes: makesAttributes))
+        let index = appendMade(Entry(state: state, stored: nil, hasAbsentKey: hasAbsentKey, ownsAttributes: makesAttributes))
         if keyPosition != nil, let key {
             if let found {
                 known[table][slot: found.slot] = .object(id)
@@ -699,8 +699,7 @@ private struct DirectBatch {
         guard location >= 0 else { return positions[id] }
         let index = entries.count
         // Another key placing the same object (which no import makes) finds its entry.
-        if let entered = positions.updateValue(index, forKey: id) {
-            positions[id] = entered
+        if let entered = positions.noteFound(id, at: index) {
             known[table][locationAt: slot] = Self.location(ofEntry: entered)
             return entered
         }
@@ -713,8 +712,9 @@ private struct DirectBatch {
         return index
     }
 
-    private mutating func append(_ entry: consuming Entry) -> Int {
-        positions[entry.state.id] = entries.count
+    /// Enters an object the batch made; returns its place.
+    private mutating func appendMade(_ entry: consuming Entry) -> Int {
+        positions.noteMade(entry.state.id, at: entries.count)
         entries.append(entry)
         return entries.count - 1
     }

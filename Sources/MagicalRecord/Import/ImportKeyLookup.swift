@@ -172,7 +172,7 @@ struct ImportCommit {
     let known: [String: ImportKeyLookup.KeyTable]
     /// Places of the batch's objects, and by place where the commit's upserts hold the
     /// state it writes for each (-1: the commit leaves it as stored).
-    let positions: [ObjectID: Int]
+    let positions: EntryPlaces
     let writtenAt: [Int]
     /// Owners of to-manys the batch removed members from (written as deletions).
     let removalOwners: Set<ObjectID>
