@@ -40,26 +40,21 @@ struct RelationshipStates: RandomAccessCollection, MutableCollection, Expressibl
             }
         }
         set {
-            switch storage {
-            case .one:
-                precondition(position == 0, "relationship position out of range")
-                storage = .one(newValue)
-            case .many(var states):
-                // Taken out while it changes, so that the array has one owner and changes
-                // in place. (A setter, not a `_modify` coroutine: the import's appends to
-                // a to-many's additions read and write it three times a record, and the
-                // coroutine's calls doubled their cost.)
-                storage = .many([])
-                states[position] = newValue
-                storage = .many(states)
+            // A setter, not a `_modify` coroutine: the coroutine's two calls cost more than
+            // the write itself, on the import's path that sets each new object's to-one.
+            guard case .one = storage else {
+                update(at: position) { $0 = newValue }
+                return
             }
+            precondition(position == 0, "relationship position out of range")
+            storage = .one(newValue)
         }
     }
 
     /// Runs `body` on the state at `position`, taken out meanwhile: a to-many's targets in
-    /// it then have one owner and change in place, with one access to the state where a
-    /// read and two writes (the state emptied, then set) cost the import's appends to a
-    /// department's additions twice the instructions.
+    /// it then have one owner and change in place. One access to the state: a read and two
+    /// writes (the state emptied, then set) cost the import's appends to a department's
+    /// additions four times the instructions.
     mutating func update<Result>(at position: Int, _ body: (inout RelationshipState) -> Result) -> Result {
         switch storage {
         case .one(var state):
