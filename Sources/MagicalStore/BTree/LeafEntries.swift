@@ -248,7 +248,7 @@ struct LeafEntries {
         // The key is copied within the buffer: appending a slice of it would copy it whole.
         bytes.appendVarint(keyLength)
         let keyStart = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: keyLength))
+        bytes.appendZeros(keyLength)
         bytes.withUnsafeMutableBytes { raw in
             _ = memmove(raw.baseAddress! + keyStart, raw.baseAddress! + Int(old.keyStart), keyLength)
         }
@@ -338,7 +338,7 @@ struct LeafEntries {
         var inserted: [(index: Int, entry: Entry)] = []
         inserted.reserveCapacity(count)
         var offset = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: total))
+        bytes.appendZeros(total)
         bytes.withUnsafeMutableBytes { out in
             for (index, key, value) in added {
                 let start = offset
@@ -495,7 +495,7 @@ struct LeafEntries {
     /// compaction refills leaves from runs of entries, not one entry at a time.
     mutating func appendEntries(ofPage page: PageNode, in range: Range<Int>, bytes pageBytes: Int) {
         var offset = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: pageBytes - 2 * range.count))
+        bytes.appendZeros(pageBytes - 2 * range.count)
         entries.reserveCapacity(entries.count + range.count)
         page.payload.withUnsafeBytes { source in
             page.entries.withUnsafeBufferPointer { locations in
@@ -581,7 +581,7 @@ struct LeafEntries {
         var size = 2 + 2 * entries.count
         for entry in entries { size += Int(entry.end - entry.start) }
         payload.removeAll(keepingCapacity: true)
-        payload.append(contentsOf: repeatElement(0, count: size))
+        payload.appendZeros(size)
         // Copied through pointers: an append per slot and per entry checked capacity and
         // grew the count each time (most of a leaf's encoding, with a few bytes per entry).
         payload.withUnsafeMutableBytes { out in

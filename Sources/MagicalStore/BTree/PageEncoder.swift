@@ -7,7 +7,7 @@ enum PageEncoder {
         payload.appendLittleEndian(UInt16(children.count))
         for child in children { payload.appendLittleEndian(child) }
         let slotsStart = payload.count
-        payload.append(contentsOf: repeatElement(0, count: 2 * separators.count))
+        payload.appendZeros(2 * separators.count)
         for index in separators.indices {
             payload.storeLittleEndian(UInt16(payload.count), at: slotsStart + 2 * index)
             payload.appendVarint(separators[index].count)

@@ -133,7 +133,7 @@ enum FrameEncoder {
         }
         buffer.storeLittleEndian(checksum, at: start + 12)
         let size = Int(FileFormat.align(UInt64(buffer.count - start)))
-        buffer.append(contentsOf: repeatElement(0, count: start + size - buffer.count))
+        buffer.appendZeros(start + size - buffer.count)
         return UInt64(size)
     }
 

@@ -19,7 +19,7 @@ struct Superblock: Equatable, Sendable {
         bytes.appendLittleEndian(sequence)
         bytes.appendLittleEndian(checkpointOffset)
         bytes.appendLittleEndian(checkpointTransaction)
-        bytes.append(contentsOf: repeatElement(0, count: 20))
+        bytes.appendZeros(20)
         bytes.appendLittleEndian(CRC32C.checksum(bytes))
         return bytes
     }

@@ -21,7 +21,7 @@ enum LZ4 {
         let worthwhileLimit = source.count - source.count / 16
         let bound = Int(LZ4_compressBound(Int32(source.count)))
         let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: bound))
+        buffer.appendZeros(bound)
         let written = buffer.withUnsafeMutableBytes { output in
             LZ4_compress_fast(
                 source.baseAddress!.assumingMemoryBound(to: CChar.self),

@@ -360,7 +360,7 @@ enum PendingChange: Sendable {
 extension [UInt8] {
     /// Writes `bytes` at `offset` like `pwrite`: zero-filling any gap past the end, growing as needed.
     fileprivate mutating func overwrite(at offset: Int, with bytes: UnsafeRawBufferPointer) {
-        if count < offset { append(contentsOf: repeatElement(0, count: offset - count)) }
+        if count < offset { appendZeros(offset - count) }
         let overlap = Swift.min(bytes.count, count - offset)
         if overlap > 0 {
             withUnsafeMutableBytes { target in
@@ -376,7 +376,7 @@ extension [UInt8] {
         if size < count {
             removeLast(count - size)
         } else {
-            append(contentsOf: repeatElement(0, count: size - count))
+            appendZeros(size - count)
         }
     }
 }

@@ -15,7 +15,7 @@ enum Zstd {
         guard source.count >= 64 else { return nil }
         let worthwhileLimit = source.count - source.count / 16
         let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: worthwhileLimit))
+        buffer.appendZeros(worthwhileLimit)
         let written = compressionContexts.borrow { context in
             buffer.withUnsafeMutableBytes { output in
                 ZSTD_compressCCtx(context, output.baseAddress! + start, worthwhileLimit, source.baseAddress!, source.count, Int32(level))
