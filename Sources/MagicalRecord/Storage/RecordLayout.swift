@@ -157,10 +157,10 @@ enum RecordLayout {
         /// The builder's own buffer, kept aside while a value list is written straight onto
         /// a caller's (``beginValueList(entityCode:presence:onto:)``).
         private var parked: [UInt8] = []
-        /// Room made at a time, appended from a block of zeros (a copy, where appending
-        /// repeated zeros went byte by byte, 470 instructions a record): enough for most
-        /// records, and never the doubling of a caller's whole buffer.
-        private static let room = [UInt8](repeating: 0, count: 256)
+        /// Room made at a time (``Swift/Array/appendZeros(_:)``: appending repeated zeros
+        /// went byte by byte, 470 instructions a record): enough for most records, and
+        /// never the doubling of a caller's whole buffer.
+        private static let roomAtATime = 256
 
         init() {
             fields.reserveCapacity(16)
@@ -237,11 +237,7 @@ enum RecordLayout {
         }
 
         private mutating func makeRoom(_ count: Int) {
-            if count <= Self.room.count {
-                buffer.append(contentsOf: Self.room)
-            } else {
-                buffer += repeatElement(0, count: count)
-            }
+            buffer.appendZeros(max(count, Self.roomAtATime))
         }
 
         /// Starts a value list written straight onto the end of `record`, for values that
