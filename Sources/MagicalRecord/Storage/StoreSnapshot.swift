@@ -221,6 +221,8 @@ final class StoreSnapshot: @unchecked Sendable {
         return targets
     }
 
+    /// Inlined into each scan's loop, which reads an object key per record.
+    @inline(__always)
     static func number(fromObjectKey key: UnsafeRawBufferPointer, entity: String) throws -> Int64 {
         if let number = KeyEncoding.decodeNonNegativeInteger(key) { return number }
         return try number(fromObjectKey: Array(key), entity: entity)

@@ -282,9 +282,11 @@ struct LeafEntries {
         capacity: Int, _ entry: (Int) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)?
     ) -> PutRun {
         // Where each entry that fits goes, found before anything changes.
-        var places: [(index: Int, found: Bool, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)] = []
-        places.reserveCapacity(64)
+        // A batch's run into one leaf is a hundred entries or more: room for most at once.
+        var places: [Place] = []
+        places.reserveCapacity(256)
         var size = encodedSize
+        var appended = 0
         bytes.withUnsafeBytes { bytes in
             entries.withUnsafeBufferPointer { table in
                 var from = 0
@@ -294,7 +296,8 @@ struct LeafEntries {
                     let replaced = place.found ? pageBytes(at: place.index) : 0
                     guard size - replaced + added <= capacity else { return }
                     size += added - replaced
-                    places.append((place.index, place.found, key, value))
+                    appended += added - 2
+                    places.append(Place(index: place.index, found: place.found, key: key, value: value))
                     from = place.found ? place.index + 1 : place.index
                 }
             }
@@ -303,82 +306,93 @@ struct LeafEntries {
         // Every entry's bytes go at the end of the buffer (a replaced key is the batch's
         // key), then the table takes them: a replacement in its entry's place, insertions
         // merged in. Compacting waits until the table is whole.
-        let written = appendInlineEntries(places.lazy.map { ($0.index, $0.key, $0.value) })
-        var inserted: [(index: Int, entry: Entry)] = []
-        inserted.reserveCapacity(written.count)
-        for (place, new) in zip(places, written) {
-            guard place.found else {
-                inserted.append(new)
-                continue
-            }
+        let written = appendInlineEntries(places, bytes: appended)
+        for (place, new) in zip(places, written) where place.found {
             if let reference = overflowReference(at: place.index) { result.freedOverflowBytes += UInt64(reference.frameSize) }
             let old = entries[place.index]
             encodedSize -= pageBytes(at: place.index)
             unusedBytes += Int(old.end - old.start)
-            entries[place.index] = new.entry
+            entries[place.index] = new
         }
-        result.inserted = inserted.count
-        mergeIntoTable(inserted)
+        result.inserted = mergeIntoTable(places, written)
         compactIfWasteful()
         return result
     }
 
-    /// Appends the bytes of entries with inline values to the buffer in one piece, written
-    /// in place (five appends an entry, each checking capacity, were most of a put's
-    /// work); returns their table entries, with the places given.
-    private mutating func appendInlineEntries(
-        _ added: some Sequence<(index: Int, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)>
-    ) -> [(index: Int, entry: Entry)] {
-        var total = 0
-        var count = 0
-        for (_, key, value) in added {
-            total += Self.pageBytes(keyCount: key.count, inlineValueCount: value.count) - 2
-            count += 1
-        }
-        var inserted: [(index: Int, entry: Entry)] = []
-        inserted.reserveCapacity(count)
-        var offset = bytes.count
-        bytes.appendZeros(total)
-        bytes.withUnsafeMutableBytes { out in
-            for (index, key, value) in added {
-                let start = offset
-                offset = out.storeVarint(key.count, at: offset)
-                let keyStart = offset
-                UnsafeMutableRawBufferPointer(rebasing: out[offset..<offset + key.count]).copyMemory(from: key)
-                offset += key.count
-                out[offset] = Self.inlineKind
-                offset = out.storeVarint(value.count, at: offset + 1)
-                UnsafeMutableRawBufferPointer(rebasing: out[offset..<offset + value.count]).copyMemory(from: value)
-                offset += value.count
-                inserted.append((index, Entry(
-                    keyPrefix: keyPrefix(key), start: UInt32(start), keyStart: UInt32(keyStart),
-                    end: UInt32(offset), keyLength: UInt16(key.count), kind: Self.inlineKind, isChanged: true
-                )))
-            }
-        }
-        encodedSize += total + 2 * inserted.count
-        return inserted
+    /// Where ``putInline(capacity:_:)`` puts one entry of its run: the table index it goes
+    /// at (`found`: the one whose value it replaces), and its bytes, borrowed.
+    private struct Place {
+        var index: Int
+        var found: Bool
+        var key: UnsafeRawBufferPointer
+        var value: UnsafeRawBufferPointer
     }
 
-    /// Puts `inserted` (ascending places in the table as it is; several may share one, in
-    /// order) into the table, moving each stretch of it once, from the back.
-    private mutating func mergeIntoTable(_ inserted: [(index: Int, entry: Entry)]) {
-        guard !inserted.isEmpty else { return }
+    /// Appends the bytes of `places`' entries (`count` bytes in all, without slots) to the
+    /// buffer in one piece, written in place; returns their table entries, in order. Read
+    /// from the places' array itself: through a lazy map of it, each entry's sizes and
+    /// bytes took a generic iteration twice.
+    private mutating func appendInlineEntries(_ places: [Place], bytes count: Int) -> [Entry] {
+        var offset = bytes.count
+        bytes.appendZeros(count)
+        let written = bytes.withUnsafeMutableBytes { out in
+            [Entry](unsafeUninitializedCapacity: places.count) { table, initialized in
+                for place in places {
+                    let key = place.key, value = place.value
+                    let start = offset
+                    offset = out.storeVarint(key.count, at: offset)
+                    let keyStart = offset
+                    Self.copy(key, to: out, at: offset)
+                    offset += key.count
+                    out[offset] = Self.inlineKind
+                    offset = out.storeVarint(value.count, at: offset + 1)
+                    Self.copy(value, to: out, at: offset)
+                    offset += value.count
+                    table.initializeElement(at: initialized, to: Entry(
+                        keyPrefix: keyPrefix(key), start: UInt32(start), keyStart: UInt32(keyStart),
+                        end: UInt32(offset), keyLength: UInt16(key.count), kind: Self.inlineKind, isChanged: true
+                    ))
+                    initialized += 1
+                }
+            }
+        }
+        encodedSize += count + 2 * written.count
+        return written
+    }
+
+    /// Copies `source` into `out` at `offset`, which the caller has made room for: straight
+    /// to `memmove`, without the bounds checks of a rebased buffer's copy.
+    @inline(__always)
+    private static func copy(_ source: UnsafeRawBufferPointer, to out: UnsafeMutableRawBufferPointer, at offset: Int) {
+        guard let from = source.baseAddress, !source.isEmpty else { return }
+        precondition(offset >= 0 && source.count <= out.count - offset, "room is made before entries are copied")
+        out.baseAddress!.advanced(by: offset).copyMemory(from: from, byteCount: source.count)
+    }
+
+    /// Puts the entries `written` for places not `found` (ascending places in the table as
+    /// it is; several may share one, in order) into the table, moving each stretch of it
+    /// once, from the back; returns how many went in.
+    private mutating func mergeIntoTable(_ places: [Place], _ written: [Entry]) -> Int {
+        var count = 0
+        for place in places where !place.found { count += 1 }
+        guard count > 0 else { return 0 }
         let oldCount = entries.count
-        entries.append(contentsOf: repeatElement(inserted[0].entry, count: inserted.count))
+        entries.append(contentsOf: repeatElement(written[0], count: count))
         entries.withUnsafeMutableBufferPointer { table in
             let base = table.baseAddress!
             var end = oldCount
             var write = table.count
-            for (index, entry) in inserted.reversed() {
+            for position in places.indices.reversed() where !places[position].found {
+                let index = places[position].index
                 let moving = end - index
                 write -= moving
                 (base + write).update(from: base + index, count: moving)
                 write -= 1
-                base[write] = entry
+                base[write] = written[position]
                 end = index
             }
         }
+        return count
     }
 
     mutating func remove(at index: Int) {
