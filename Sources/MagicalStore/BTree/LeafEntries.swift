@@ -569,24 +569,38 @@ struct LeafEntries {
     /// page read from it would find them.
     func encode(into payload: inout [UInt8], locations: inout [PageNode.EntryLocation]) {
         encode(into: &payload)
-        locations.removeAll(keepingCapacity: true)
-        locations.reserveCapacity(entries.count)
-        bytes.withUnsafeBytes { raw in
-            var offset = 2 + 2 * entries.count
-            for entry in entries {
-                // The entry's bytes lie at `offset` in the payload, as they lie at `start` here.
-                let shift = offset - Int(entry.start)
-                let valueKind = Int(entry.keyStart) + Int(entry.keyLength)
-                let isOverflow = entry.kind == Self.overflowKind
-                var reader = ByteReader(raw, at: valueKind + 1)
-                let value = isOverflow ? valueKind + 1..<valueKind + 1 + 16 : reader.readVarint().map { reader.position..<reader.position + $0 } ?? 0..<0
-                locations.append(PageNode.EntryLocation(
-                    keyPrefix: entry.keyPrefix, keyStart: UInt16(Int(entry.keyStart) + shift), keyLength: entry.keyLength,
-                    valueStart: UInt16(value.lowerBound + shift), valueLength: UInt16(value.count), isOverflow: isOverflow
-                ))
-                offset += Int(entry.end - entry.start)
+        // Built in place from the entries' own fields: appended one at a time, with a
+        // reader made for each value's length, this was most of a retained leaf's encoding.
+        let count = entries.count
+        locations = bytes.withUnsafeBytes { raw in
+            entries.withUnsafeBufferPointer { entries in
+                [PageNode.EntryLocation](unsafeUninitializedCapacity: count) { table, initialized in
+                    var offset = 2 + 2 * count
+                    for entry in entries {
+                        // The entry's bytes lie at `offset` in the payload, as they lie at `start` here.
+                        let shift = offset - Int(entry.start)
+                        let valueKind = Int(entry.keyStart) + Int(entry.keyLength)
+                        let isOverflow = entry.kind == Self.overflowKind
+                        let value = isOverflow ? valueKind + 1..<valueKind + 1 + 16 : Self.inlineValue(in: raw, after: valueKind, end: Int(entry.end))
+                        table.initializeElement(at: initialized, to: PageNode.EntryLocation(
+                            keyPrefix: entry.keyPrefix, keyStart: UInt16(Int(entry.keyStart) + shift), keyLength: entry.keyLength,
+                            valueStart: UInt16(value.lowerBound + shift), valueLength: UInt16(value.count), isOverflow: isOverflow
+                        ))
+                        initialized += 1
+                        offset += Int(entry.end - entry.start)
+                    }
+                }
             }
         }
+    }
+
+    /// Where an inline value lies: after its kind byte at `valueKind` and its length
+    /// varint, up to the entry's `end` (the varint's value, as the entry was written).
+    @inline(__always)
+    private static func inlineValue(in raw: UnsafeRawBufferPointer, after valueKind: Int, end: Int) -> Range<Int> {
+        var at = valueKind + 1
+        while at < end, raw[at] & 0x80 != 0 { at += 1 }
+        return min(at + 1, end)..<end
     }
 
     /// The leaf payload (Spec section 4.1). Every value must be inline or a written

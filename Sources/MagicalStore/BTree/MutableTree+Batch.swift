@@ -56,16 +56,17 @@ extension MutableTree {
             return
         }
         var leaf: DirtyNode?
-        var upperBound: [UInt8]?
-        func belongs(_ position: Int, before bound: [UInt8]?) -> Bool { Self.precedes(entries.key(ordered[position]), bound) }
+        // The positions before `runEnd` belong in `leaf`: found once a leaf, not by
+        // comparing every key with the leaf's upper bound.
+        var runEnd = 0
         var leavesSinceSpill = 0
         var position = 0
         while position < ordered.count {
-            if let current = leaf, belongs(position, before: upperBound) {
+            if let current = leaf, position < runEnd {
                 if isInline(ordered[position]) {
                     // The inline entries that belong in this leaf go in together, as many as fit.
-                    let bound = upperBound
-                    let taken = putInline(ordered, startingAt: position, of: entries, into: current) { isInline(ordered[$0]) && belongs($0, before: bound) }
+                    let end = runEnd
+                    let taken = putInline(ordered, startingAt: position, of: entries, into: current) { $0 < end && isInline(ordered[$0]) }
                     position += taken
                     if taken > 0 { continue }
                 } else if try insertIfFits(Array(entries.key(ordered[position])), leafValue(ordered[position]), into: current) {
@@ -75,7 +76,8 @@ extension MutableTree {
             }
             let index = ordered[position]
             let keyBytes = Array(entries.key(index))
-            if leaf == nil || !belongs(position, before: upperBound) {
+            let upperBound: [UInt8]?
+            if leaf == nil || position >= runEnd {
                 // Another leaf: found and copied once, then filled as the one before (a
                 // full put first, then the leaf found for it, cost two descents a leaf).
                 (leaf, upperBound) = try dirtyLeaf(for: keyBytes)
@@ -85,11 +87,37 @@ extension MutableTree {
                 (leaf, upperBound) = try dirtyLeaf(for: keyBytes)
                 position += 1
             }
+            runEnd = Self.runEnd(from: position, of: ordered, entries, before: upperBound)
             leavesSinceSpill += 1
             if leavesSinceSpill == Self.leavesPerSpill {
                 leavesSinceSpill = 0
                 try spill(leftOf: keyBytes)
             }
+        }
+    }
+
+    /// The first of the positions from `start` on (keys ascending) whose key is not before
+    /// `bound`, or the end: galloping from `start`, then a binary search, since a leaf's
+    /// run is short against the batch (a dozen comparisons for a run of sixty).
+    private static func runEnd(from start: Int, of ordered: [Int], _ entries: EntryBatch.Entries, before bound: [UInt8]?) -> Int {
+        guard let bound else { return ordered.count }
+        return bound.withUnsafeBytes { bound in
+            func isBefore(_ position: Int) -> Bool { compareBytes(entries.key(ordered[position]), bound) < 0 }
+            // Every position below `low` is before the bound; `probe` is the next to try.
+            var low = start
+            var probe = start
+            var step = 1
+            while probe < ordered.count, isBefore(probe) {
+                low = probe + 1
+                probe = start + step
+                step *= 2
+            }
+            var high = min(probe, ordered.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if isBefore(middle) { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
     }
 
