@@ -135,9 +135,7 @@ struct CommitWriter {
         for index in writer.indexes {
             var entries = EntryBatch()
             var removed = EntryBatch()
-            let byKey = Self.placesByIntegerKey(states, at: index.position, coder: writer.coder)
-            for ordinal in states.indices {
-                let place = byKey?[ordinal] ?? ordinal
+            for place in states.indices {
                 let oldValue = olds.attribute(index.position, at: place)
                 let newValue = states[place].attributes[index.position]
                 guard oldValue != newValue else { continue }
@@ -164,22 +162,6 @@ struct CommitWriter {
         try writeRelationships(of: states, olds, entity: writer.coder.entity)
         writer.coder.keyHints?.note(hints)
         return []
-    }
-
-    /// The places of `states` in ascending order of their value at `position` when that is
-    /// the entity's integer key (nil for any other index, or a value that is not an
-    /// integer): its entries then reach the index's put in key order, which the put checks
-    /// and does not sort again. Sorting the numbers takes a radix pass for each byte
-    /// their values span, where sorting their encoded keys took one for each byte of
-    /// the key's first eight that varies, the object number's included.
-    private static func placesByIntegerKey(_ states: GroupStates, at position: Int, coder: RecordCoder) -> [Int]? {
-        var keys: [Int64] = []
-        keys.reserveCapacity(states.indices.count)
-        for place in states.indices {
-            guard let key = coder.hintedKey(states[place].attributes[position], at: position) else { return nil }
-            keys.append(key)
-        }
-        return KeyOrder.ascending(keys)
     }
 
     /// The object-tree entries of `upserts`: those encoded ahead, then the rest (on the
