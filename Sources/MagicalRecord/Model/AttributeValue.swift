@@ -140,16 +140,19 @@ func compareExactly(_ integer: Int64, _ double: Double) -> ComparisonResult? {
     return fraction > 0 ? .orderedAscending : (fraction < 0 ? .orderedDescending : .orderedSame)
 }
 
+/// Strings order by their UTF-8 bytes. Compared whole with `memcmp`: walking both
+/// strings' UTF-8 views a byte at a time was most of a sort by name.
 private func compareUTF8(_ a: String, _ b: String) -> ComparisonResult {
-    var left = a.utf8.makeIterator()
-    var right = b.utf8.makeIterator()
-    while true {
-        switch (left.next(), right.next()) {
-        case (nil, nil): return .orderedSame
-        case (nil, _): return .orderedAscending
-        case (_, nil): return .orderedDescending
-        case let (x?, y?) where x != y: return x < y ? .orderedAscending : .orderedDescending
-        default: continue
+    var a = a
+    var b = b
+    return a.withUTF8 { left in
+        b.withUTF8 { right in
+            let common = min(left.count, right.count)
+            if common > 0, let x = left.baseAddress, let y = right.baseAddress {
+                let bytes = memcmp(x, y, common)
+                if bytes != 0 { return bytes < 0 ? .orderedAscending : .orderedDescending }
+            }
+            return order(left.count, right.count)
         }
     }
 }
