@@ -140,21 +140,26 @@ func compareExactly(_ integer: Int64, _ double: Double) -> ComparisonResult? {
     return fraction > 0 ? .orderedAscending : (fraction < 0 ? .orderedDescending : .orderedSame)
 }
 
-/// Strings order by their UTF-8 bytes. Compared whole with `memcmp`: walking both
-/// strings' UTF-8 views a byte at a time was most of a sort by name.
+/// Strings order by their UTF-8 bytes, compared with `memcmp` where both strings hold
+/// them contiguously, as native strings do: walking both UTF-8 views a byte at a time was
+/// most of a sort by name. Any other string is copied out first.
 private func compareUTF8(_ a: String, _ b: String) -> ComparisonResult {
-    var a = a
-    var b = b
-    return a.withUTF8 { left in
-        b.withUTF8 { right in
-            let common = min(left.count, right.count)
-            if common > 0, let x = left.baseAddress, let y = right.baseAddress {
-                let bytes = memcmp(x, y, common)
-                if bytes != 0 { return bytes < 0 ? .orderedAscending : .orderedDescending }
-            }
-            return order(left.count, right.count)
-        }
+    let inPlace = a.utf8.withContiguousStorageIfAvailable { left in
+        b.utf8.withContiguousStorageIfAvailable { right in compareMemory(left, right) }
     }
+    if let order = inPlace ?? nil { return order }
+    return Array(a.utf8).withUnsafeBufferPointer { left in
+        Array(b.utf8).withUnsafeBufferPointer { right in compareMemory(left, right) }
+    }
+}
+
+private func compareMemory(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
+    let common = min(left.count, right.count)
+    if common > 0, let x = left.baseAddress, let y = right.baseAddress {
+        let bytes = memcmp(x, y, common)
+        if bytes != 0 { return bytes < 0 ? .orderedAscending : .orderedDescending }
+    }
+    return order(left.count, right.count)
 }
 
 private func compareBytes(_ a: Data, _ b: Data) -> ComparisonResult {
