@@ -131,7 +131,7 @@ final class RecordFilter {
     }
 
     /// Node `index`, a test made here without the recursive call: most nodes are tests,
-    /// and the call's frame was a tenth of a record's filtering.
+    /// and calling `evaluate` again for each was 3% of a count's instructions.
     @inline(__always)
     private func evaluateNode(
         _ index: Int, _ record: UnsafeRawBufferPointer, _ number: Int64, _ table: RecordLayout.Header

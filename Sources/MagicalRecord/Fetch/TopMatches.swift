@@ -69,8 +69,8 @@ struct SortedMatch {
 ///
 /// The matches stay where they were put, and the order is a list of their places: a match
 /// that wins a place moves the places after it, 8 bytes each, where moving the matches
-/// themselves (32 bytes each) was a third of a sorted page when most records win a place.
-/// A match pushed out leaves its place to the one that pushed it.
+/// themselves (32 bytes each) was 7% of a sorted page's instructions when most records
+/// win a place. A match pushed out leaves its place to the one that pushed it.
 struct TopMatches {
     let capacity: Int
     let directions: [Bool]
