@@ -294,8 +294,7 @@ extension LeafEntriesTests {
                 if found { entries.replaceValue(at: index, with: value) } else { entries.insert(key, value, at: index) }
             }
             var payload: [UInt8] = []
-            var locations: [PageNode.EntryLocation] = []
-            entries.encode(into: &payload, locations: &locations)
+            let locations = entries.encodeLocating(into: &payload)
             let parsed = try PageNode(offset: 4096, frameSize: 0, transaction: 1, isLeaf: true, payload: payload)
             let built = PageNode(encodedLeafAt: 4096, frameSize: 0, transaction: 1, payload: payload, entries: locations, delta: nil)
             #expect(built.entries.count == parsed.entries.count)

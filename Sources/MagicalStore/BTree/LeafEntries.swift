@@ -565,14 +565,14 @@ struct LeafEntries {
 
     // MARK: Encoding
 
-    /// ``encode(into:)``, and where each entry's key and value lie in the payload, as a
-    /// page read from it would find them.
-    func encode(into payload: inout [UInt8], locations: inout [PageNode.EntryLocation]) {
+    /// ``encode(into:)``, returning where each entry's key and value lie in the payload,
+    /// as a page read from it would find them.
+    func encodeLocating(into payload: inout [UInt8]) -> [PageNode.EntryLocation] {
         encode(into: &payload)
         // Built in place from the entries' own fields: appended one at a time, with a
         // reader made for each value's length, this was most of a retained leaf's encoding.
         let count = entries.count
-        locations = bytes.withUnsafeBytes { raw in
+        return bytes.withUnsafeBytes { raw in
             entries.withUnsafeBufferPointer { entries in
                 [PageNode.EntryLocation](unsafeUninitializedCapacity: count) { table, initialized in
                     var offset = 2 + 2 * count

@@ -85,7 +85,7 @@ final class PageNode: Sendable {
     }
 
     /// A leaf this process has just encoded, with the entry table its encoder worked out
-    /// (``LeafEntries/encode(into:locations:)``): a commit keeps the leaves it writes for
+    /// (``LeafEntries/encodeLocating(into:)``): a commit keeps the leaves it writes for
     /// the cache, and parsing each one again was a thirtieth of the committing thread.
     convenience init(encodedLeafAt offset: UInt64, frameSize: UInt64, transaction: UInt64, payload: [UInt8], entries: [EntryLocation], delta: LeafDelta?) {
         self.init(offset: offset, frameSize: frameSize, transaction: transaction, isLeaf: true, payload: payload, entries: entries, children: [], delta: delta)

@@ -232,11 +232,11 @@ final class LogWriter {
             return
         case .delta:
             type = .leafDelta
-            if encoded.isRetained { entries.encode(into: &encoded.payload, locations: &encoded.locations) }
+            if encoded.isRetained { encoded.locations = entries.encodeLocating(into: &encoded.payload) }
         case .full:
             type = .leaf
             if encoded.isRetained {
-                entries.encode(into: &encoded.payload, locations: &encoded.locations)
+                encoded.locations = entries.encodeLocating(into: &encoded.payload)
                 encoded.payload.withUnsafeBytes {
                     _ = encodeFrame(type, $0, onto: &encoded.buffers.frame)
                 }
